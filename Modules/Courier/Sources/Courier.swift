@@ -1,0 +1,4 @@
+// The umbrella: one import for the common set of Courier modules.
+@_exported import CourierCodable
+@_exported import CourierCore
+@_exported import HTTPTypes

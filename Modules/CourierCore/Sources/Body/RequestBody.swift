@@ -1,0 +1,149 @@
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The body of an outgoing request, and whether it can be sent more than once.
+///
+/// Bytes and files can be read again for a retry or a redirect; a stream can
+/// be read once. The retry stage checks ``isReplayable`` and fails with
+/// ``CourierError/Code/bodyNotReplayable`` instead of resending an empty body.
+///
+/// Files are never loaded whole: a body made of parts (as multipart forms
+/// are) reads each file in chunks while it is being sent.
+public struct RequestBody: Sendable {
+    /// One piece of a replayable body.
+    public enum Part: Sendable, Hashable {
+        /// Bytes in memory.
+        case bytes([UInt8])
+        /// A whole file on disk, read in chunks when sent; `length` is its size
+        /// when the body was built.
+        case file(URL, length: Int64)
+    }
+
+    enum Storage: Sendable {
+        case parts([Part])
+        case stream(OneShotStream)
+    }
+
+    let storage: Storage
+
+    /// The total length in bytes when known (always, except for some streams).
+    public let length: Int64?
+
+    /// Creates a body from bytes in memory.
+    public init(bytes: [UInt8]) {
+        self.storage = .parts([.bytes(bytes)])
+        self.length = Int64(bytes.count)
+    }
+
+    /// Creates a body from parts sent one after another: bytes and whole files.
+    public init(parts: [Part]) {
+        self.storage = .parts(parts)
+        self.length = parts.reduce(Int64(0)) { total, part in
+            switch part {
+            case .bytes(let bytes): total + Int64(bytes.count)
+            case .file(_, let length): total + length
+            }
+        }
+    }
+
+    /// Creates a body from a file; its size is read now.
+    /// - Throws: ``CourierError/Code/invalidRequest`` when the file cannot be read.
+    public init(file: URL) throws(CourierError) {
+        self.init(parts: [.file(file, length: try FileFacts.size(of: file))])
+    }
+
+    /// Creates a body that streams chunks and can be sent only once.
+    ///
+    /// - Parameters:
+    ///   - length: The total length when known; `nil` sends it chunked.
+    ///   - chunks: The chunks; iterated at most once.
+    public init(
+        length: Int64?,
+        chunks: some AsyncSequence<[UInt8], any Error> & Sendable
+    ) {
+        self.storage = .stream(OneShotStream(chunks))
+        self.length = length
+    }
+
+    /// Whether the body can be sent again (for a retry or a redirect).
+    public var isReplayable: Bool {
+        if case .parts = storage { return true }
+        return false
+    }
+
+    /// The parts of a replayable body, for transports that read files on their
+    /// own threads; `nil` for a stream.
+    public var parts: [Part]? {
+        if case .parts(let parts) = storage { return parts }
+        return nil
+    }
+
+    /// The body as a sequence of chunks of at most `chunkSize` bytes.
+    ///
+    /// A replayable body can be iterated any number of times. A stream body
+    /// yields its chunks the first time; every later call fails with
+    /// ``CourierError/Code/bodyNotReplayable``.
+    public func chunks(chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<[UInt8], any Error> {
+        switch storage {
+        case .parts(let parts):
+            let reader = BodyPartsReader(parts: parts, chunkSize: chunkSize)
+            return AsyncThrowingStream(unfolding: { try reader.next() })
+        case .stream(let stream):
+            return stream.take()
+        }
+    }
+
+    /// Reads the whole body into memory, refusing more than `limit` bytes.
+    ///
+    /// Meant for test doubles and small bodies; transports stream instead.
+    public func collect(upTo limit: Int = 64 * 1024 * 1024) async throws -> [UInt8] {
+        var result: [UInt8] = []
+        for try await chunk in chunks() {
+            guard result.count + chunk.count <= limit else {
+                throw CourierError(
+                    .invalidRequest, stage: .build, message: "request body exceeds \(limit) bytes")
+            }
+            result += chunk
+        }
+        return result
+    }
+}
+
+/// A stream that hands out its chunks once; later takers get an error.
+final class OneShotStream: Sendable {
+    private let source: Mutex<AsyncThrowingStream<[UInt8], any Error>?>
+
+    init(_ chunks: some AsyncSequence<[UInt8], any Error> & Sendable) {
+        // Wrap once so the stored value has a concrete, Sendable type.
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let pump = Task {
+            do {
+                for try await chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        self.source = Mutex(stream)
+    }
+
+    func take() -> AsyncThrowingStream<[UInt8], any Error> {
+        if let stream = source.withLock({ value in
+            defer { value = nil }
+            return value
+        }) {
+            return stream
+        }
+        return AsyncThrowingStream(unfolding: {
+            throw CourierError(
+                .bodyNotReplayable, stage: .transport,
+                message: "the request body is a one-shot stream and was already sent")
+        })
+    }
+}

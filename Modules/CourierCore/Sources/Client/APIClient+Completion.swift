@@ -1,0 +1,53 @@
+import Dispatch
+import Synchronization
+
+extension APIClient {
+    /// Sends the endpoint and calls `completion` exactly once with the model
+    /// or the error, for callers that are not `async`.
+    ///
+    /// - Parameters:
+    ///   - endpoint: The API to call.
+    ///   - queue: Where `completion` runs; `nil` runs it on the task that made the call.
+    ///   - progress: Upload and download progress, from any thread.
+    ///   - completion: Called once, also after cancellation (with ``CourierError/Code/cancelled``).
+    /// - Returns: A handle that cancels the call.
+    @discardableResult
+    public func send<Response>(
+        _ endpoint: Endpoint<Response>,
+        queue: DispatchQueue? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<Response, CourierError>) -> Void
+    ) -> CancellableCall {
+        let task = Task {
+            let result: Result<Response, CourierError>
+            do throws(CourierError) {
+                result = .success(try await self.send(endpoint, progress: progress))
+            } catch {
+                result = .failure(error)
+            }
+            if let queue {
+                queue.async { completion(result) }
+            } else {
+                completion(result)
+            }
+        }
+        return CancellableCall(task: task)
+    }
+}
+
+/// A call started with a completion handler; cancel it at any time.
+public final class CancellableCall: Sendable {
+    private let task: Task<Void, Never>
+
+    init(task: Task<Void, Never>) { self.task = task }
+
+    /// Cancels the call; its completion still runs once, with ``CourierError/Code/cancelled``
+    /// unless the call had already finished.
+    public func cancel() { task.cancel() }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { task.isCancelled }
+
+    /// Waits until the call, completion included, has finished.
+    public func wait() async { await task.value }
+}

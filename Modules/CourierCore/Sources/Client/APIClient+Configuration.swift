@@ -1,0 +1,67 @@
+extension APIClient {
+    /// Everything a client holds: the transport, the decoder, the interceptors
+    /// and plugins, and the defaults endpoints inherit.
+    public struct Configuration: Sendable {
+        /// Sends requests.
+        public var transport: any Transport
+        /// Decodes models and reads envelopes; `nil` allows raw endpoints only.
+        public var decoder: (any ResponseDecoder)?
+        /// Per-call interceptors (run before each endpoint's own).
+        public var callInterceptors: [any Interceptor]
+        /// Per-attempt interceptors (run before each endpoint's own).
+        public var attemptInterceptors: [any Interceptor]
+        /// Parameter interceptors (run before each endpoint's own).
+        public var parameterInterceptors: [ParameterInterceptor]
+        /// Plugins, in the order their hooks run.
+        public var plugins: [any Plugin]
+        /// Endpoint → spec mapping applied to every call.
+        public var endpointMapping: EndpointMapping
+        /// Retry policy for endpoints without their own: never retry by default.
+        public var retryPolicy: RetryPolicy
+        /// Validation for endpoints without their own: 200–299 by default.
+        public var validation: Validation
+        /// Parameter encoding for endpoints without their own.
+        public var parameterEncoding: ParameterEncoding
+        /// Per-attempt timeout for endpoints without their own: 60 s.
+        public var timeout: Duration
+        /// The largest in-memory response body: 64 MiB.
+        public var maxBodySize: Int
+        /// How many times response handlers may run a call again: 3.
+        public var maxReplays: Int
+        /// The clock for retry delays and deadlines.
+        public var clock: any CourierClock
+
+        /// Creates a configuration; only the transport is required.
+        public init(
+            transport: any Transport,
+            decoder: (any ResponseDecoder)? = nil,
+            callInterceptors: [any Interceptor] = [],
+            attemptInterceptors: [any Interceptor] = [],
+            parameterInterceptors: [ParameterInterceptor] = [],
+            plugins: [any Plugin] = [],
+            endpointMapping: EndpointMapping = .default,
+            retryPolicy: RetryPolicy = .never,
+            validation: Validation = .successCodes,
+            parameterEncoding: ParameterEncoding = .default,
+            timeout: Duration = .seconds(60),
+            maxBodySize: Int = TransportOptions.defaultMaxBodySize,
+            maxReplays: Int = 3,
+            clock: any CourierClock = SystemClock()
+        ) {
+            self.transport = transport
+            self.decoder = decoder
+            self.callInterceptors = callInterceptors
+            self.attemptInterceptors = attemptInterceptors
+            self.parameterInterceptors = parameterInterceptors
+            self.plugins = plugins
+            self.endpointMapping = endpointMapping
+            self.retryPolicy = retryPolicy
+            self.validation = validation
+            self.parameterEncoding = parameterEncoding
+            self.timeout = timeout
+            self.maxBodySize = maxBodySize
+            self.maxReplays = maxReplays
+            self.clock = clock
+        }
+    }
+}

@@ -1,0 +1,73 @@
+/// A path relative to a node's base URL, where interpolated values are
+/// escaped as single path segments.
+///
+/// Write paths as string literals with interpolation: literal text is kept as
+/// written, every interpolated value is percent-encoded, so a value can never
+/// add a segment, a query or a fragment:
+///
+/// ```swift
+/// let path: RoutePath = "users/\(name)/repos"   // name "a/b?c" → users/a%2Fb%3Fc/repos
+/// ```
+///
+/// A value made only of dots (`.` or `..`) is escaped as `%2E`, so it cannot
+/// climb out of the path.
+public struct RoutePath: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    /// The path as it is sent, already escaped.
+    public let escaped: String
+    /// The path with placeholders for interpolated values, e.g. `users/{}/repos`:
+    /// a stable name for logs and metrics that does not leak ids.
+    public let template: String
+
+    /// Builds the path from a literal and escaped values.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var escaped = ""
+        var template = ""
+
+        /// Reserves space.
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            escaped.reserveCapacity(literalCapacity + interpolationCount * 8)
+        }
+
+        /// Literal text: kept as written.
+        public mutating func appendLiteral(_ literal: String) {
+            escaped += literal
+            template += literal
+        }
+
+        /// A value: escaped as one path segment.
+        public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
+            escaped += RoutePath.escapeSegment(value.description)
+            template += "{}"
+        }
+    }
+
+    /// A path without interpolation, kept as written.
+    public init(stringLiteral value: String) {
+        self.escaped = value
+        self.template = value
+    }
+
+    /// A path built by interpolation.
+    public init(stringInterpolation: StringInterpolation) {
+        self.escaped = stringInterpolation.escaped
+        self.template = stringInterpolation.template
+    }
+
+    /// A path given as already-escaped text; nothing is changed.
+    public init(escaped: String) {
+        self.escaped = escaped
+        self.template = escaped
+    }
+
+    /// The escaped path.
+    public var description: String { escaped }
+
+    /// Escapes one path segment: everything but unreserved characters; a
+    /// dots-only value has its dots escaped too.
+    public static func escapeSegment(_ value: String) -> String {
+        if !value.isEmpty, value.allSatisfy({ $0 == "." }) {
+            return String(repeating: "%2E", count: value.count)
+        }
+        return PercentEncoding.escape(value)
+    }
+}

@@ -1,0 +1,99 @@
+/// Turns response bytes into models, and reads envelopes: the one seam for
+/// JSON libraries.
+///
+/// Core knows no JSON library. `CourierCodable` ships ``ResponseDecoder`` over
+/// `JSONDecoder`; `CourierJansson` one over jansson. Pick one per client, or
+/// override it per endpoint.
+///
+/// ### Implement your own
+/// Decode `type` from the value at `path` (empty for the whole document);
+/// read the envelope without decoding `data`. Throw `DecodingError` or
+/// ``EnvelopeReadError``; the pipeline wraps them in ``CourierError``.
+public protocol ResponseDecoder: Sendable {
+    /// Decodes the value at `path` (object keys; empty means the root).
+    /// - Throws: `DecodingError` when the value does not fit the type.
+    func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at path: [String]) throws -> T
+
+    /// Reads an envelope's code, message and whether `data` is present.
+    /// - Throws: ``EnvelopeReadError`` when the body is not a well-formed envelope.
+    func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead
+}
+
+/// What an envelope said, without its payload decoded.
+public struct EnvelopeHead: Sendable, Hashable {
+    /// Whether the payload key holds a value.
+    public enum DataPresence: Sendable, Hashable {
+        /// A non-null value.
+        case present
+        /// JSON `null`.
+        case null
+        /// The key is absent.
+        case missing
+    }
+
+    /// The code.
+    public var code: EnvelopeCode
+    /// The message, if any message key is present and a string.
+    public var message: String?
+    /// Whether the payload is there.
+    public var data: DataPresence
+
+    /// Creates an envelope head.
+    public init(code: EnvelopeCode, message: String?, data: DataPresence) {
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+}
+
+/// Why a body is not a well-formed envelope.
+public struct EnvelopeReadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong: an open set.
+    public struct Reason: Hashable, Sendable, CustomStringConvertible {
+        /// A stable identifier.
+        public let rawValue: String
+        /// Creates a reason.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// A stable identifier.
+        public var description: String { rawValue }
+
+        /// The body is not JSON (truncated, HTML, empty, …).
+        public static let notJSON = Reason("notJSON")
+        /// The body is JSON but not an object.
+        public static let notObject = Reason("notObject")
+        /// The code key is absent.
+        public static let missingCode = Reason("missingCode")
+        /// The code is neither an integer nor a string.
+        public static let invalidCode = Reason("invalidCode")
+    }
+
+    /// What is wrong.
+    public var reason: Reason
+    /// Details, such as the key path and the type found.
+    public var detail: String
+
+    /// Creates an error.
+    public init(_ reason: Reason, _ detail: String) {
+        self.reason = reason
+        self.detail = detail
+    }
+
+    /// `reason: detail`.
+    public var description: String { "\(reason): \(detail)" }
+}
+
+/// Rewrites a response body before it is decoded, as ACINetworking's
+/// `Transformer` does (for example: unwrap `data` from an envelope).
+public protocol ResponseTransformer: Sendable {
+    /// Returns the bytes to decode instead of `body`.
+    /// - Throws: Anything; the call fails with ``CourierError/Code/decoding``.
+    func transform(_ body: [UInt8]) throws -> [UInt8]
+}
+
+/// The model for endpoints whose response has no payload worth decoding.
+public struct EmptyResponse: Sendable, Hashable, Decodable {
+    /// Creates an empty response.
+    public init() {}
+    /// Accepts any value, including `null`.
+    public init(from decoder: any Decoder) throws {}
+}

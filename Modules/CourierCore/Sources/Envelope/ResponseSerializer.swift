@@ -1,0 +1,100 @@
+/// Turns a validated response into an endpoint's model.
+///
+/// Endpoints pick one by their response type; use ``map(_:)`` for anything
+/// the built-ins do not cover.
+public struct ResponseSerializer<Response: Sendable>: Sendable {
+    let serialize: @Sendable (RawResponse, DecodingInput) throws -> Response
+
+    /// A model made by a closure from the raw response. Errors it throws
+    /// become ``CourierError/Code/decoding``.
+    public static func map(_ transform: @escaping @Sendable (RawResponse) throws -> Response) -> Self {
+        Self { response, _ in try transform(response) }
+    }
+}
+
+/// What the decoding stage hands a serializer.
+struct DecodingInput: Sendable {
+    var decoder: (any ResponseDecoder)?
+    var envelope: EnvelopeFormat?
+    var envelopeHead: EnvelopeHead?
+    var transformer: (any ResponseTransformer)?
+}
+
+extension ResponseSerializer where Response == RawResponse {
+    /// The response as it came.
+    public static var raw: Self { Self { response, _ in response } }
+}
+
+extension ResponseSerializer where Response == DownloadedFile {
+    /// The file the transport wrote.
+    public static var downloadedFile: Self {
+        Self { response, _ in
+            guard case .file(let url) = response.body else {
+                throw CourierError(
+                    .decoding, stage: .decoding,
+                    message: "the transport kept the body in memory instead of writing the download to a file"
+                )
+            }
+            return DownloadedFile(url: url, statusCode: response.statusCode)
+        }
+    }
+}
+
+extension ResponseSerializer where Response: Decodable {
+    /// Decodes the model with the endpoint's or client's ``ResponseDecoder``:
+    /// from the envelope's payload when there is an envelope, otherwise from
+    /// the whole body (or from a transformer's output).
+    public static func decodable() -> Self {
+        Self { response, input in
+            guard let decoder = input.decoder else {
+                throw CourierError(
+                    .noDecoder, stage: .decoding,
+                    message: "no ResponseDecoder is configured to decode \(Response.self); "
+                        + "pass one to the client (for example .codable from CourierCodable)")
+            }
+            guard case .bytes(var body) = response.body else {
+                throw CourierError(
+                    .decoding, stage: .decoding,
+                    message: "the body was written to a file; use a download endpoint to get it")
+            }
+            if let transformer = input.transformer {
+                body = try transformer.transform(body)
+                return try decoder.decode(Response.self, from: body, at: [])
+            }
+            guard let format = input.envelope else {
+                if body.isEmpty, let empty = Self.emptyValue() { return empty }
+                return try decoder.decode(Response.self, from: body, at: [])
+            }
+            let head = try input.envelopeHead ?? decoder.readEnvelope(body, format: format)
+            if head.data != .present {
+                let what = head.data == .null ? "null" : "missing"
+                if format.missingData == .decodeAsNull, let empty = Self.emptyValue() { return empty }
+                throw CourierError(
+                    .envelope, stage: .envelope,
+                    message: "the envelope's \(format.dataPath.joined(separator: ".")) is \(what), "
+                        + "but \(Response.self) is not optional",
+                    businessFailure: .init(code: head.code, message: head.message))
+            }
+            return try decoder.decode(Response.self, from: body, at: format.dataPath)
+        }
+    }
+
+    /// The value for "no payload": `nil` for optionals, ``EmptyResponse`` for itself.
+    private static func emptyValue() -> Response? {
+        if let optional = Response.self as? any OptionalMarker.Type,
+            let value = optional.courierNone as? Response
+        {
+            return value
+        }
+        return EmptyResponse() as? Response
+    }
+}
+
+/// Lets the decoding stage recognise optional models without knowing their wrapped type.
+protocol OptionalMarker {
+    static var courierNone: Self { get }
+}
+
+extension Optional: OptionalMarker {
+    static var courierNone: Self { nil }
+}

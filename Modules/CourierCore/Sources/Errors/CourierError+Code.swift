@@ -1,0 +1,77 @@
+extension CourierError {
+    /// What went wrong: an open set of codes with static members.
+    ///
+    /// Compare with `==` or match in a `switch` with `case .status:`; a
+    /// `default` branch is always needed because new codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A stable identifier, suitable for metric labels and logs.
+        public let rawValue: String
+
+        /// Creates a code; use the static members unless you define your own.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// A stable identifier, suitable for metric labels.
+        public var description: String { rawValue }
+
+        /// The endpoint could not be turned into a request (bad URL, unreadable
+        /// file, invalid parameter, encoding failure).
+        public static let invalidRequest = Code("invalidRequest")
+        /// The transport failed: connection refused or reset, TLS, protocol error.
+        public static let transport = Code("transport")
+        /// A timeout fired: the request's own, or the transport's.
+        public static let timedOut = Code("timedOut")
+        /// The call was cancelled (its Swift `Task`, or its cancellable handle).
+        public static let cancelled = Code("cancelled")
+        /// The response status is not an acceptable one.
+        public static let status = Code("status")
+        /// The response content type is not an acceptable one.
+        public static let contentType = Code("contentType")
+        /// The envelope is malformed, or its code says the call failed.
+        public static let envelope = Code("envelope")
+        /// The payload could not be decoded into the model.
+        public static let decoding = Code("decoding")
+        /// An interceptor or plugin stopped the call before it was sent.
+        public static let vetoed = Code("vetoed")
+        /// An interceptor, plugin or response handler threw an error of its own.
+        public static let interceptor = Code("interceptor")
+        /// A policy chose not to run the call (for example `ignoreCurrent`).
+        public static let ignoredByPolicy = Code("ignoredByPolicy")
+        /// Every allowed attempt failed; ``CourierError/underlying`` is the last failure.
+        public static let retriesExhausted = Code("retriesExhausted")
+        /// The retry deadline across all attempts ran out.
+        public static let deadlineExceeded = Code("deadlineExceeded")
+        /// A retry was due but the request body can only be sent once.
+        public static let bodyNotReplayable = Code("bodyNotReplayable")
+        /// No ``ResponseDecoder`` is configured but the endpoint needs one.
+        public static let noDecoder = Code("noDecoder")
+    }
+
+    /// Where in the pipeline a call failed. The order is the pipeline's order.
+    public struct Stage: Hashable, Sendable, CustomStringConvertible {
+        /// A stable identifier.
+        public let rawValue: String
+
+        /// Creates a stage; use the static members.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// A stable identifier.
+        public var description: String { rawValue }
+
+        /// Endpoint mapping, parameter interception and encoding.
+        public static let build = Stage("build")
+        /// Interceptors and plugins around the call or the attempt.
+        public static let interception = Stage("interception")
+        /// The transport sending the request and receiving the response.
+        public static let transport = Stage("transport")
+        /// Status code and content type validation.
+        public static let validation = Stage("validation")
+        /// Envelope validation (`code`/`msg`/`data`).
+        public static let envelope = Stage("envelope")
+        /// Decoding the payload into the model.
+        public static let decoding = Stage("decoding")
+        /// Deciding whether and when to retry.
+        public static let retry = Stage("retry")
+        /// Response interception after decoding.
+        public static let responseInterception = Stage("responseInterception")
+    }
+}

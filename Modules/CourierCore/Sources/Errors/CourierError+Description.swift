@@ -1,0 +1,59 @@
+import HTTPTypes
+
+extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The longest body excerpt a description includes.
+    public static let bodySnippetLimit = 512
+
+    /// At most ``bodySnippetLimit`` bytes of the response body, as text, with
+    /// control characters escaped; `nil` without a body.
+    public var bodySnippet: String? {
+        guard let bytes = response?.body.bytes, !bytes.isEmpty else { return nil }
+        let head = bytes.prefix(Self.bodySnippetLimit)
+        var text = ""
+        for scalar in String(decoding: head, as: UTF8.self).unicodeScalars {
+            switch scalar {
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                text += "\\u{\(String(scalar.value, radix: 16))}"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        if bytes.count > Self.bodySnippetLimit { text += "… (\(bytes.count) bytes)" }
+        return text
+    }
+
+    /// A bounded label for metrics and logs: `stage.code`, never a body or a URL.
+    public var shortDescription: String { "\(stage).\(code)" }
+
+    /// One readable paragraph: what, where, which request (method and path,
+    /// never the query or headers, which may hold secrets), the status, the
+    /// business code, the attempt and the underlying cause.
+    public var description: String {
+        var parts = ["\(code) error at \(stage): \(message)"]
+        if let request {
+            // The query is left out: it often carries tokens, and logs keep descriptions.
+            let path = (request.path ?? "").split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+            parts.append("request: \(request.method) \(path)")
+        }
+        if let head = response?.head {
+            parts.append("status: \(head.status.code)")
+        }
+        if let businessFailure {
+            let msg = businessFailure.message.map { " \"\($0)\"" } ?? ""
+            parts.append("business code: \(businessFailure.code)\(msg)")
+        }
+        if attempt > 0 { parts.append("attempt: \(attempt)") }
+        if let underlying {
+            parts.append("cause: \(underlying)")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    /// ``description`` plus a bounded excerpt of the response body.
+    public var debugDescription: String {
+        guard let bodySnippet else { return description }
+        return description + "; body: \(bodySnippet)"
+    }
+}

@@ -1,0 +1,134 @@
+import HTTPTypes
+
+/// Turns whatever a stage threw into a ``CourierError`` with the right code,
+/// stage and context. Errors that already are `CourierError` keep their code.
+enum ErrorMapping {
+    static func cancelled(stage: CourierError.Stage, request: HTTPRequest?, attempt: Int) -> CourierError {
+        CourierError(
+            .cancelled, stage: stage, message: "the call was cancelled", request: request, attempt: attempt)
+    }
+
+    /// Errors from the transport: timeouts, cancellation and the rest.
+    static func transport(_ error: any Error, request: HTTPRequest, attempt: Int) -> CourierError {
+        if var courier = error as? CourierError {
+            courier.request = courier.request ?? request
+            courier.attempt = attempt
+            return courier
+        }
+        if error is CancellationError {
+            return cancelled(stage: .transport, request: request, attempt: attempt)
+        }
+        guard let transport = error as? TransportError else {
+            return CourierError(
+                .transport, stage: .transport, message: "\(error)", request: request, attempt: attempt,
+                underlying: error)
+        }
+        let code: CourierError.Code =
+            switch transport.code {
+            case .timedOut: .timedOut
+            case .cancelled: .cancelled
+            default: .transport
+            }
+        return CourierError(
+            code, stage: .transport, message: transport.description, request: request, attempt: attempt,
+            underlying: transport)
+    }
+
+    /// Errors thrown by interceptors (or passing through them).
+    static func intercepted(_ error: any Error, request: HTTPRequest, attempt: Int) -> CourierError {
+        if error is CancellationError {
+            return cancelled(stage: .interception, request: request, attempt: attempt)
+        }
+        if error is TransportError { return transport(error, request: request, attempt: attempt) }
+        return wrap(
+            error, code: .interceptor, stage: .interception, what: "an interceptor failed", request: request,
+            attempt: attempt)
+    }
+
+    /// Wraps a foreign error with a code and stage; passes a `CourierError`
+    /// through, filling in missing context.
+    static func wrap(
+        _ error: any Error, code: CourierError.Code, stage: CourierError.Stage, what: String,
+        request: HTTPRequest? = nil, attempt: Int = 0
+    ) -> CourierError {
+        if var courier = error as? CourierError {
+            courier.request = courier.request ?? request
+            if courier.attempt == 0 { courier.attempt = attempt }
+            return courier
+        }
+        if error is CancellationError { return cancelled(stage: stage, request: request, attempt: attempt) }
+        return CourierError(
+            code, stage: stage, message: "\(what): \(error)", request: request, attempt: attempt,
+            underlying: error)
+    }
+
+    /// Errors from serializers and decoders.
+    static func decoding(_ error: any Error) -> CourierError {
+        if let courier = error as? CourierError { return courier }
+        if let decoding = error as? DecodingError {
+            return CourierError(
+                .decoding, stage: .decoding, message: DecodingErrorDescription.describe(decoding),
+                underlying: decoding)
+        }
+        return CourierError(.decoding, stage: .decoding, message: "\(error)", underlying: error)
+    }
+
+    /// The error for a retry stage that stopped.
+    static func stopped(
+        _ reason: RetryStopReason, failure: CourierError, attempt: Int, policy: RetryPolicy
+    ) -> CourierError {
+        func wrapped(_ code: CourierError.Code, _ message: String) -> CourierError {
+            CourierError(
+                code, stage: .retry, message: message, request: failure.request, response: failure.response,
+                attempt: attempt, businessFailure: failure.businessFailure, underlying: failure)
+        }
+        switch reason {
+        case .attemptsExhausted where attempt > 1:
+            return wrapped(.retriesExhausted, "all \(attempt) attempts failed; the last with \(failure.code)")
+        case .bodyNotReplayable:
+            return wrapped(
+                .bodyNotReplayable,
+                "a retry was due after \(failure.code) but the request body is a one-shot stream")
+        case .deadlineExceeded:
+            let deadline = policy.deadline.map { " of \($0)" } ?? ""
+            return wrapped(
+                .deadlineExceeded,
+                "the retry deadline\(deadline) left no time for attempt \(attempt + 1) after \(failure.code)")
+        default:
+            return failure
+        }
+    }
+}
+
+/// Readable text for `DecodingError`, naming the coding path.
+enum DecodingErrorDescription {
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "\(path(context)): expected \(type) — \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)): expected \(type) but found null — \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "\(path(context, appending: key)): key not found"
+        case .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    /// `data.items[2].id`, or `(root)`.
+    static func path(_ context: DecodingError.Context, appending key: (any CodingKey)? = nil) -> String {
+        var keys = context.codingPath
+        if let key { keys.append(key) }
+        var text = ""
+        for key in keys {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return text.isEmpty ? "(root)" : text
+    }
+}

@@ -1,0 +1,46 @@
+import HTTPTypes
+
+/// Four fixed hooks for cross-cutting concerns (logging, activity indicators,
+/// header decoration), every one optional.
+///
+/// Plugins observe and decorate; control flow (retry, short-circuit, replay)
+/// belongs to ``Interceptor``s. The hooks, in the order they run:
+/// 1. ``prepare(_:context:)``: per attempt, in plugin order, may change the
+///    request head or throw to veto the attempt;
+/// 2. ``willSend(_:context:)``: per attempt, just before the transport;
+/// 3. ``didReceive(_:request:context:)``: per attempt, with what the transport
+///    returned, before validation. Every `willSend` is matched by exactly one
+///    `didReceive`, so counters stay balanced across retries and failures;
+/// 4. ``process(_:context:)``: once per call, on every path (success, failure,
+///    veto, cancellation, build failure), after retries and envelope
+///    validation and before decoding; may replace the result.
+public protocol Plugin: Sendable {
+    /// Changes the request head before it is sent; throwing vetoes the attempt.
+    /// - Throws: Stops the call; use ``CourierError/vetoed(_:)`` to say why.
+    func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest
+    /// Observes the request head about to be sent.
+    func willSend(_ request: HTTPRequest, context: CallContext) async
+    /// Observes the transport's result for the head that was sent.
+    func didReceive(_ result: Result<RawResponse, CourierError>, request: HTTPRequest, context: CallContext)
+        async
+    /// Changes the call's result before decoding.
+    func process(_ result: Result<RawResponse, CourierError>, context: CallContext) async
+        -> Result<RawResponse, CourierError>
+}
+
+extension Plugin {
+    /// Returns the request unchanged.
+    public func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest { request }
+    /// Does nothing.
+    public func willSend(_ request: HTTPRequest, context: CallContext) async {}
+    /// Does nothing.
+    public func didReceive(
+        _ result: Result<RawResponse, CourierError>, request: HTTPRequest, context: CallContext
+    )
+        async
+    {}
+    /// Returns the result unchanged.
+    public func process(_ result: Result<RawResponse, CourierError>, context: CallContext) async
+        -> Result<RawResponse, CourierError>
+    { result }
+}

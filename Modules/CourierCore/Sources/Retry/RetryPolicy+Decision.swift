@@ -1,0 +1,91 @@
+import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What the retry stage does after a failed attempt.
+public enum RetryDecision: Sendable, Equatable {
+    /// Wait this long, then send the next attempt.
+    case retry(after: Duration)
+    /// Stop and report the failure.
+    case stop(RetryStopReason)
+}
+
+/// Why the retry stage stopped.
+public enum RetryStopReason: Sendable, Equatable {
+    /// The failure is not one the policy retries.
+    case notRetryable
+    /// The last allowed attempt failed (or the backoff returned `nil`).
+    case attemptsExhausted
+    /// The method is not in ``RetryPolicy/retryableMethods``.
+    case methodNotRetryable
+    /// The body can only be sent once.
+    case bodyNotReplayable
+    /// Waiting would pass the deadline.
+    case deadlineExceeded
+    /// The server's `Retry-After` is longer than ``RetryPolicy/maxRetryAfter``.
+    case retryAfterTooLong
+}
+
+extension RetryPolicy {
+    /// Decides what happens after attempt number `attempt` (1-based) failed.
+    ///
+    /// Checks, in order: cancellation and retryability, attempts left, the
+    /// method, body replayability, the delay (backoff with jitter, or
+    /// `Retry-After` when longer and within ``maxRetryAfter``), the deadline.
+    ///
+    /// - Parameters:
+    ///   - failure: The attempt's error.
+    ///   - attempt: Which attempt failed, from 1.
+    ///   - method: The request's method.
+    ///   - bodyIsReplayable: Whether the body can be sent again (`true` without a body).
+    ///   - elapsed: Time since the first attempt started.
+    ///   - now: The wall-clock date, for `Retry-After` dates.
+    /// - Returns: Retry after a delay, or stop with a reason.
+    public func decide(
+        after failure: CourierError,
+        attempt: Int,
+        method: HTTPRequest.Method,
+        bodyIsReplayable: Bool,
+        elapsed: Duration,
+        now: Date
+    ) -> RetryDecision {
+        guard failure.code != .cancelled, isRetryable(failure) else { return .stop(.notRetryable) }
+        guard attempt < maxAttempts else { return .stop(.attemptsExhausted) }
+        guard retryableMethods.contains(method) else { return .stop(.methodNotRetryable) }
+        guard bodyIsReplayable else { return .stop(.bodyNotReplayable) }
+        guard let base = backoff.delay(attempt - 1) else { return .stop(.attemptsExhausted) }
+        var delay = jitter.apply(base)
+        if honorsRetryAfter, let value = failure.response?.head.headerFields[.retryAfter],
+            let asked = RetryAfter.delay(from: value, now: now)
+        {
+            guard asked <= maxRetryAfter else { return .stop(.retryAfterTooLong) }
+            delay = max(delay, asked)
+        }
+        if let deadline, elapsed + delay >= deadline { return .stop(.deadlineExceeded) }
+        return .retry(after: delay)
+    }
+
+    /// Whether a failure is one this policy retries, before attempts, method,
+    /// body and deadline are considered.
+    public func isRetryable(_ failure: CourierError) -> Bool {
+        if failure.code == .cancelled { return false }
+        if let retryIf { return retryIf(failure) }
+        switch failure.code {
+        case .transport, .timedOut:
+            guard let transport = failure.underlying as? TransportError else {
+                return failure.code == .timedOut && retryableTransportErrors.contains(.timedOut)
+            }
+            return retryableTransportErrors.contains(transport.code)
+        case .status:
+            return failure.response.map { retryableStatusCodes.contains($0.statusCode) } ?? false
+        case .envelope:
+            return failure.businessFailure.map { retryableBusinessCodes.contains($0.code) } ?? false
+        default:
+            return false
+        }
+    }
+}

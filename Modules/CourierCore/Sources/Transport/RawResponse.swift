@@ -1,0 +1,71 @@
+import HTTPTypes
+
+/// A response as the transport delivered it: status, headers, body, metrics.
+///
+/// Validation, envelope checks and decoding work on this value; the
+/// ``APIClient/response(_:progress:)`` form returns it beside the model.
+public struct RawResponse: Sendable {
+    /// Status and header fields.
+    public var head: HTTPResponse
+    /// The body, in memory or in a downloaded file.
+    public var body: ResponseBody
+    /// Timings, byte counts and connection reuse, as far as the transport knows.
+    public var metrics: TransportMetrics
+
+    /// Creates a response.
+    public init(head: HTTPResponse, body: ResponseBody = .empty, metrics: TransportMetrics = .init()) {
+        self.head = head
+        self.body = body
+        self.metrics = metrics
+    }
+
+    /// The status code.
+    public var statusCode: Int { head.status.code }
+    /// The header fields.
+    public var headers: HTTPFields { head.headerFields }
+}
+
+/// What a transport measured about one exchange. Unknown values stay `nil`.
+public struct TransportMetrics: Sendable, Hashable {
+    /// From the start of the exchange to its end.
+    public var total: Duration?
+    /// Name resolution.
+    public var dnsLookup: Duration?
+    /// TCP connect.
+    public var connect: Duration?
+    /// TLS handshake.
+    public var tlsHandshake: Duration?
+    /// From the start until the first response byte.
+    public var timeToFirstByte: Duration?
+    /// Bytes of request body sent.
+    public var bytesSent: Int64
+    /// Bytes of response body received.
+    public var bytesReceived: Int64
+    /// Whether an existing connection carried the request.
+    public var connectionReused: Bool?
+    /// The HTTP version used, such as "1.1" or "2".
+    public var httpVersion: String?
+
+    /// Creates metrics.
+    public init(
+        total: Duration? = nil,
+        dnsLookup: Duration? = nil,
+        connect: Duration? = nil,
+        tlsHandshake: Duration? = nil,
+        timeToFirstByte: Duration? = nil,
+        bytesSent: Int64 = 0,
+        bytesReceived: Int64 = 0,
+        connectionReused: Bool? = nil,
+        httpVersion: String? = nil
+    ) {
+        self.total = total
+        self.dnsLookup = dnsLookup
+        self.connect = connect
+        self.tlsHandshake = tlsHandshake
+        self.timeToFirstByte = timeToFirstByte
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.connectionReused = connectionReused
+        self.httpVersion = httpVersion
+    }
+}

@@ -1,0 +1,112 @@
+import HTTPTypes
+
+/// Sends one HTTP request and returns its response: the seam where libcurl,
+/// URLSession or a test double plug into Courier.
+///
+/// The pipeline calls a transport once per attempt, after every interceptor
+/// and plugin ran. A transport must:
+/// - send ``OutgoingRequest/head`` and stream ``OutgoingRequest/body`` (reading
+///   it at most once per call);
+/// - honour ``TransportOptions/timeout`` and throw a ``TransportError`` with
+///   code ``TransportError/Code/timedOut`` when it fires;
+/// - stop promptly when the calling Swift `Task` is cancelled, and throw
+///   `CancellationError` or a ``TransportError`` with code ``TransportError/Code/cancelled``;
+/// - write the body to ``TransportOptions/destination`` when one is given and
+///   return ``ResponseBody/file(_:)``;
+/// - report progress through ``TransportOptions/progress``;
+/// - never block the Swift concurrency pool: blocking work runs on threads the
+///   transport owns.
+///
+/// ### Use an existing one
+/// `CurlTransport` (Linux default) and `URLSessionTransport` ship in their own
+/// modules; `StubTransport` and `RecordingTransport` in `CourierTesting`.
+///
+/// ### Implement your own
+/// ```swift
+/// struct EchoTransport: Transport {
+///     func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+///         let body = try await request.body?.collect() ?? []
+///         return RawResponse(head: HTTPResponse(status: .ok), body: .bytes(body))
+///     }
+/// }
+/// ```
+public protocol Transport: Sendable {
+    /// Sends the request and returns the response; see the type's contract.
+    /// - Throws: ``TransportError`` (or `CancellationError`) on failure.
+    func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse
+}
+
+/// A request ready to send: the head and a body that knows whether it can be
+/// sent again.
+public struct OutgoingRequest: Sendable {
+    /// Method, scheme, authority, path and header fields.
+    public var head: HTTPRequest
+    /// The body, if any.
+    public var body: RequestBody?
+
+    /// Creates a request.
+    public init(head: HTTPRequest, body: RequestBody? = nil) {
+        self.head = head
+        self.body = body
+    }
+}
+
+/// Per-request instructions for a transport.
+public struct TransportOptions: Sendable {
+    /// The longest the whole exchange may take; `nil` leaves it to the transport.
+    public var timeout: Duration?
+    /// Write the body to this file instead of memory.
+    public var destination: DownloadDestination?
+    /// The largest in-memory body the transport should accept; larger fails with
+    /// ``TransportError/Code/bodyTooLarge``.
+    public var maxBodySize: Int
+    /// Called with upload and download progress, from any thread.
+    public var progress: (@Sendable (TransferProgress) -> Void)?
+
+    /// The default in-memory body limit: 64 MiB.
+    public static let defaultMaxBodySize = 64 * 1024 * 1024
+
+    /// Creates options.
+    public init(
+        timeout: Duration? = nil,
+        destination: DownloadDestination? = nil,
+        maxBodySize: Int = TransportOptions.defaultMaxBodySize,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) {
+        self.timeout = timeout
+        self.destination = destination
+        self.maxBodySize = maxBodySize
+        self.progress = progress
+    }
+}
+
+/// How far an upload or a download has got.
+public struct TransferProgress: Sendable, Hashable {
+    /// Which way the bytes flow.
+    public enum Direction: Sendable, Hashable {
+        /// Request body bytes sent.
+        case upload
+        /// Response body bytes received.
+        case download
+    }
+
+    /// Which way the bytes flow.
+    public var direction: Direction
+    /// Bytes transferred so far.
+    public var completed: Int64
+    /// The total, when known.
+    public var total: Int64?
+
+    /// Creates a progress report.
+    public init(direction: Direction, completed: Int64, total: Int64?) {
+        self.direction = direction
+        self.completed = completed
+        self.total = total
+    }
+
+    /// The completed fraction in 0...1, when the total is known and non-zero.
+    public var fraction: Double? {
+        guard let total, total > 0 else { return nil }
+        return min(1, Double(completed) / Double(total))
+    }
+}

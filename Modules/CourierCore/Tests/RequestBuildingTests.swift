@@ -1,0 +1,153 @@
+import CourierCodable
+import CourierCore
+import CourierTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+struct RequestBuildingTests {
+    private func sent<R>(_ endpoint: Endpoint<R>, environment: ServerEnvironment = .production) async throws
+        -> RecordingTransport.Record
+    {
+        let recorder = RecordingTransport(StubTransport.immediate(.json("{}")))
+        let client = makeClient(recorder)
+        client.environment = environment
+        _ = try? await client.send(endpoint)
+        return try #require(recorder.records.first)
+    }
+
+    @Test func pathValuesAreEscapedAsOneSegment() async throws {
+        let name = "a/b?c#d e"
+        let record = try await sent(Endpoint<RawResponse>(.get("users/\(name)/repos"), on: .api))
+        #expect(record.head.path == "/v1/users/a%2Fb%3Fc%23d%20e/repos")
+        #expect(record.head.authority == "api.example.com")
+        #expect(record.head.scheme == "https")
+    }
+
+    @Test func dotSegmentsCannotClimbOutOfThePath() async throws {
+        let parent = ".."
+        let record = try await sent(Endpoint<RawResponse>(.get("files/\(parent)/secret"), on: .api))
+        #expect(record.head.path == "/v1/files/%2E%2E/secret")
+    }
+
+    @Test func routeTemplateHidesValues() {
+        let route = Route.get("users/\(42)/posts/\("x")")
+        #expect(route.description == "GET users/{}/posts/{}")
+    }
+
+    @Test func baseURLAndPathJoinWithOneSlash() async throws {
+        let node = Node("n", baseURL: "http://127.0.0.1:8080/api/")
+        let record = try await sent(Endpoint<RawResponse>(.get("/ping"), on: node, query: ["a": 1]))
+        #expect(record.head.path == "/api/ping?a=1")
+        #expect(record.head.authority == "127.0.0.1:8080")
+    }
+
+    @Test func environmentSwitchChoosesTheBaseURL() async throws {
+        let node = Node(
+            "n", urls: [.production: "https://prod.example", .development: "https://dev.example"])
+        let endpoint = Endpoint<RawResponse>(.get("x"), on: node)
+        #expect(try await sent(endpoint).head.authority == "prod.example")
+        #expect(try await sent(endpoint, environment: .development).head.authority == "dev.example")
+    }
+
+    @Test func missingEnvironmentIsAnInvalidRequest() async throws {
+        let node = Node(
+            "n", urls: [.production: "https://prod.example", .development: "https://dev.example"])
+        let client = makeClient(StubTransport.immediate(.json("{}")))
+        client.environment = .mock
+        let error = await expectFailure(client, Endpoint<RawResponse>(.get("x"), on: node))
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.stage == .build)
+        #expect(error?.message.contains("mock") == true)
+    }
+
+    @Test(arguments: ["ftp://example.com", "not a url", "https://", ""])
+    func invalidBaseURLsFailClearly(base: String) async {
+        let client = makeClient(StubTransport.immediate(.json("{}")))
+        let error = await expectFailure(
+            client, Endpoint<RawResponse>(.get("x"), on: Node("bad", baseURL: base)))
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.message.contains("bad") == true)
+    }
+
+    @Test func literalPathsWithSpacesOrQueriesAreRejected() async {
+        let client = makeClient(StubTransport.immediate(.json("{}")))
+        let error = await expectFailure(client, Endpoint<RawResponse>(.get("a b?x=1"), on: .api))
+        #expect(error?.code == .invalidRequest)
+    }
+
+    @Test func endpointHeadersReplaceNodeHeaders() async throws {
+        let node = Node(
+            "n", baseURL: "https://h.example", headers: [.userAgent: "node", .acceptLanguage: "en"])
+        let record = try await sent(
+            Endpoint<RawResponse>(.get("x"), on: node, headers: [.userAgent: "endpoint"]))
+        #expect(record.head.headerFields[values: .userAgent] == ["endpoint"])
+        #expect(record.head.headerFields[.acceptLanguage] == "en")
+    }
+
+    @Test func formBodyIsURLEncoded() async throws {
+        let record = try await sent(
+            Endpoint<RawResponse>(
+                .post("login"), on: .api, content: .form(["user": "ada lovelace", "tags": ["x"]])))
+        #expect(record.head.headerFields[.contentType] == "application/x-www-form-urlencoded")
+        #expect(record.bodyText == "user=ada%20lovelace&tags%5B%5D=x")
+    }
+
+    @Test func jsonBodyFromEncodableAndFromParameters() async throws {
+        let encodable = try await sent(
+            Endpoint<RawResponse>(.post("users"), on: .api, content: .json(User(id: 1, name: "Ada"))))
+        #expect(encodable.head.headerFields[.contentType] == "application/json")
+        let decoded = try JSONDecoder().decode(User.self, from: Data(try #require(encodable.body)))
+        #expect(decoded == User(id: 1, name: "Ada"))
+
+        let parameters = try await sent(
+            Endpoint<RawResponse>(
+                .post("users"), on: .api, content: .json(["b": 1, "a": [true, nil], "c": ["d": "é"]])))
+        #expect(parameters.bodyText == #"{"b":1,"a":[true,null],"c":{"d":"é"}}"#)
+    }
+
+    @Test func queryAndBodyGoTogether() async throws {
+        let record = try await sent(
+            Endpoint<RawResponse>(
+                .post("items"), on: .api, query: ["dry": true],
+                content: .raw([1, 2], contentType: "application/x-thing")))
+        #expect(record.head.path == "/v1/items?dry=true")
+        #expect(record.body == [1, 2])
+        #expect(record.head.headerFields[.contentType] == "application/x-thing")
+    }
+
+    @Test func anExplicitContentTypeHeaderWins() async throws {
+        let record = try await sent(
+            Endpoint<RawResponse>(
+                .post("x"), on: .api, content: .json(["a": 1]),
+                headers: [.contentType: "application/vnd.api+json"]))
+        #expect(record.head.headerFields[values: .contentType] == ["application/vnd.api+json"])
+    }
+
+    @Test func unencodableJSONIsAnInvalidRequest() async {
+        let client = makeClient(StubTransport.immediate(.json("{}")))
+        let error = await expectFailure(
+            client, Endpoint<RawResponse>(.post("x"), on: .api, content: .json(Double.nan)))
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.underlying != nil)
+    }
+
+    @Test func fileUploadStreamsTheFile() async throws {
+        let directory = try TemporaryDirectory()
+        let contents = (0..<200_000).map { UInt8($0 % 251) }
+        let file = try directory.file("blob.bin", contents: contents)
+        let record = try await sent(Endpoint<RawResponse>(.put("blob"), on: .api, content: .file(file)))
+        #expect(record.bodyLength == 200_000)
+        #expect(record.body == contents)
+        #expect(record.head.headerFields[.contentType] == "application/octet-stream")
+    }
+
+    @Test func missingUploadFileIsAnInvalidRequest() async {
+        let client = makeClient(StubTransport.immediate(.json("{}")))
+        let missing = URL(fileURLWithPath: "/nonexistent/courier/file.bin")
+        let error = await expectFailure(
+            client, Endpoint<RawResponse>(.put("x"), on: .api, content: .file(missing)))
+        #expect(error?.code == .invalidRequest)
+        #expect(error?.message.contains("no such file") == true)
+    }
+}

@@ -1,0 +1,111 @@
+import CourierCodable
+import CourierCore
+import CourierTesting
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+
+struct TestKitTests {
+    let request = OutgoingRequest(head: HTTPRequest(method: .get, scheme: "https", authority: "h", path: "/"))
+
+    @Test func sequencesRepeatTheLastOrFail() async throws {
+        let repeating = StubTransport.sequence([.status(500), .status(201)])
+        var statuses: [Int] = []
+        for _ in 0..<3 { statuses.append(try await repeating.send(request, options: .init()).statusCode) }
+        #expect(statuses == [500, 201, 201])
+
+        let failing = StubTransport.sequence([.status(200)], exhausted: .fail)
+        _ = try await failing.send(request, options: .init())
+        await #expect(throws: TransportError.self) { try await failing.send(request, options: .init()) }
+    }
+
+    @Test func latencyWaitsOnTheClockAndTimeoutsFire() async throws {
+        let clock = TestClock(mode: .manual)
+        let stub = StubTransport(latency: .seconds(2), clock: clock) { _ in .status(200) }
+        let pending = Task { try await stub.send(request, options: .init()) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        #expect(try await pending.value.statusCode == 200)
+
+        let auto = TestClock()
+        let slow = StubTransport(latency: .seconds(10), clock: auto) { _ in .status(200) }
+        do {
+            _ = try await slow.send(request, options: .init(timeout: .seconds(3)))
+            Issue.record("a 10 s stub answered within a 3 s timeout")
+        } catch let error as TransportError {
+            #expect(error.code == .timedOut)
+            #expect(auto.now == .seconds(3))
+        }
+    }
+
+    @Test func manualClockWakesSleepersInOrderOfTheirEnd() async throws {
+        let clock = TestClock(mode: .manual)
+        let order = IntLog()
+        let late = Task {
+            try await clock.sleep(for: .seconds(5))
+            order.append(5)
+        }
+        await clock.waitForSleepers(1)
+        let early = Task {
+            try await clock.sleep(for: .seconds(1))
+            order.append(1)
+        }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(1))
+        try await early.value
+        #expect(order.values == [1])
+        clock.advance(by: .seconds(4))
+        try await late.value
+        #expect(order.values == [1, 5])
+        #expect(clock.now == .seconds(5))
+        #expect(clock.sleeps == [.seconds(5), .seconds(1)])
+    }
+
+    @Test func autoAdvanceMovesTimeAndTheDate() async throws {
+        let clock = TestClock()
+        let start = clock.date
+        try await clock.sleep(for: .milliseconds(1500))
+        #expect(clock.now == .milliseconds(1500))
+        #expect(clock.date.timeIntervalSince(start) == 1.5)
+    }
+
+    @Test func recordingKeepsReplayableBodiesAndLeavesStreamsAlone() async throws {
+        let seen = Mutex<[UInt8]?>(nil)
+        let inner = StubTransport { request in
+            seen.withLock { $0 = request.body }
+            return .status(200)
+        }
+        let recorder = RecordingTransport(inner)
+        var bytesRequest = request
+        bytesRequest.body = RequestBody(bytes: [1, 2])
+        _ = try await recorder.send(bytesRequest, options: .init())
+        #expect(recorder.records.last?.body == [1, 2])
+
+        let stream = AsyncThrowingStream<[UInt8], any Error> { continuation in
+            continuation.yield([7])
+            continuation.finish()
+        }
+        var streamRequest = request
+        streamRequest.body = RequestBody(length: 1, chunks: stream)
+        _ = try await recorder.send(streamRequest, options: .init())
+        #expect(recorder.records.last?.body == nil)
+        #expect(recorder.records.last?.bodyLength == 1)
+        #expect(seen.withLock { $0 } == [7])
+    }
+
+    @Test func stubOutcomesBuildResponses() async throws {
+        let stub = StubTransport.immediate(.envelope(code: 0, msg: "ok", data: #"{"a":1}"#))
+        let response = try await stub.send(request, options: .init())
+        #expect(response.headers[.contentType] == "application/json")
+        #expect(response.body.bytes == Array(#"{"code":0,"msg":"ok","data":{"a":1}}"#.utf8))
+    }
+}
+
+final class IntLog: Sendable {
+    private let storage = Mutex<[Int]>([])
+    func append(_ value: Int) { storage.withLock { $0.append(value) } }
+    var values: [Int] { storage.withLock { $0 } }
+}

@@ -1,0 +1,76 @@
+// swift-tools-version: 6.1
+// Courier: describe each API once, as a value; Courier builds, sends, retries,
+// validates the envelope and decodes. One package, one product per module.
+
+import PackageDescription
+
+let package = Package(
+    name: "Courier",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierCore", targets: ["CourierCore"]),
+        .library(name: "CourierCodable", targets: ["CourierCodable"]),
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0")
+    ],
+    targets: [
+        .target(
+            name: "CourierCore",
+            dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierCore/Sources"
+        ),
+        .target(
+            name: "CourierCodable",
+            dependencies: ["CourierCore"],
+            path: "Modules/CourierCodable/Sources"
+        ),
+        .target(
+            name: "CourierTesting",
+            dependencies: ["CourierCore"],
+            path: "Modules/CourierTesting/Sources"
+        ),
+        .target(
+            name: "Courier",
+            dependencies: ["CourierCore", "CourierCodable"],
+            path: "Modules/Courier/Sources"
+        ),
+        .executableTarget(
+            name: "CourierDemo",
+            dependencies: ["Courier", "CourierTesting"],
+            path: "Examples/CourierDemo"
+        ),
+        // Links CourierCore alone; scripts/check-linkage inspects what it pulls in.
+        .executableTarget(
+            name: "CourierLinkageProbe",
+            dependencies: ["CourierCore"],
+            path: "Tools/CourierLinkageProbe"
+        ),
+        .testTarget(
+            name: "CourierCoreTests",
+            dependencies: ["CourierCore", "CourierTesting", "CourierCodable"],
+            path: "Modules/CourierCore/Tests"
+        ),
+        .testTarget(
+            name: "CourierCodableTests",
+            dependencies: ["CourierCodable", "CourierTesting"],
+            path: "Modules/CourierCodable/Tests"
+        ),
+        .testTarget(
+            name: "CourierTestingTests",
+            dependencies: ["CourierTesting", "CourierCodable"],
+            path: "Modules/CourierTesting/Tests"
+        ),
+    ]
+)
+
+// Common settings for every Swift target: Swift 6 mode is the tools default;
+// these upcoming features keep dependencies explicit and existentials visible.
+for target in package.targets where target.type != .system && target.type != .binary {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}
