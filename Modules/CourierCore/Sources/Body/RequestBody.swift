@@ -83,12 +83,14 @@ public struct RequestBody: Sendable {
         return nil
     }
 
-    /// The body as a sequence of chunks of at most `chunkSize` bytes.
+    /// The body as a sequence of chunks; a replayable body's chunks are at
+    /// most `chunkSize` bytes, a stream's are as its source made them.
     ///
-    /// A replayable body can be iterated any number of times. A stream body
-    /// yields its chunks the first time; every later call fails with
-    /// ``CourierError/Code/bodyNotReplayable``.
-    public func chunks(chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<[UInt8], any Error> {
+    /// A replayable body can be iterated any number of times, each time from
+    /// the start. A stream body hands out its source the first time (pulled on
+    /// demand, nothing is buffered); every later call yields a sequence that
+    /// fails with ``CourierError/Code/bodyNotReplayable``.
+    public func chunks(chunkSize: Int = 64 * 1024) -> any AsyncSequence<[UInt8], any Error> & Sendable {
         switch storage {
         case .parts(let parts):
             let reader = BodyPartsReader(parts: parts, chunkSize: chunkSize)
@@ -114,33 +116,21 @@ public struct RequestBody: Sendable {
     }
 }
 
-/// A stream that hands out its chunks once; later takers get an error.
+/// A stream that hands out its source once; later takers get an error.
 final class OneShotStream: Sendable {
-    private let source: Mutex<AsyncThrowingStream<[UInt8], any Error>?>
+    private let source: Mutex<(any AsyncSequence<[UInt8], any Error> & Sendable)?>
 
     init(_ chunks: some AsyncSequence<[UInt8], any Error> & Sendable) {
-        // Wrap once so the stored value has a concrete, Sendable type.
-        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        let pump = Task {
-            do {
-                for try await chunk in chunks { continuation.yield(chunk) }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in pump.cancel() }
-        self.source = Mutex(stream)
+        self.source = Mutex(chunks)
     }
 
-    func take() -> AsyncThrowingStream<[UInt8], any Error> {
-        if let stream = source.withLock({ value in
+    func take() -> any AsyncSequence<[UInt8], any Error> & Sendable {
+        let taken = source.withLock { value in
             defer { value = nil }
             return value
-        }) {
-            return stream
         }
-        return AsyncThrowingStream(unfolding: {
+        if let taken { return taken }
+        return AsyncThrowingStream<[UInt8], any Error>(unfolding: {
             throw CourierError(
                 .bodyNotReplayable, stage: .transport,
                 message: "the request body is a one-shot stream and was already sent")

@@ -50,6 +50,12 @@ struct AttemptRunner: Sendable {
             var timeout = spec.timeout ?? configuration.timeout
             if let deadline = policy.deadline {
                 let remaining = deadline - (clock.now - start)
+                guard remaining > .zero else {
+                    throw CourierError(
+                        .deadlineExceeded, stage: .retry,
+                        message: "the retry deadline of \(deadline) ran out before attempt \(attempt)",
+                        request: request.head, attempt: attempt)
+                }
                 timeout = min(timeout, remaining)
             }
             do {
