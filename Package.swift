@@ -12,9 +12,18 @@ let package = Package(
         .library(name: "CourierCore", targets: ["CourierCore"]),
         .library(name: "CourierCodable", targets: ["CourierCodable"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .library(name: "CourierMockServer", targets: ["CourierMockServer"]),
+        .executable(name: "courier-mock", targets: ["courier-mock"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0")
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // The mock server: sockets below HTTP (faults), argument parsing, logging,
+        // SHA-256 for /upload and gzip for /gzip.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -47,6 +56,40 @@ let package = Package(
             name: "CourierLinkageProbe",
             dependencies: ["CourierCore"],
             path: "Tools/CourierLinkageProbe"
+        ),
+        // The mock server shares no code with the client it proves: it imports
+        // none of the Courier client modules.
+        .target(
+            name: "CourierMockServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            path: "MockServer/Sources/CourierMockServer"
+        ),
+        .executableTarget(
+            name: "courier-mock",
+            dependencies: [
+                "CourierMockServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "MockServer/Sources/courier-mock"
+        ),
+        .testTarget(
+            name: "CourierMockServerTests",
+            dependencies: [
+                "CourierMockServer",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "MockServer/Tests/CourierMockServerTests"
         ),
         .testTarget(
             name: "CourierCoreTests",

@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+
+/// Decides how to answer a complete request: admin API, a stub, a built-in
+/// route, or a 404 with a near-miss report.
+struct Dispatcher {
+    let core: ServerCore
+
+    struct Answer {
+        var plan: ResponsePlan
+        /// What to journal; `nil` for admin requests, which are not journaled.
+        var journal: JournalFields?
+    }
+
+    func answer(_ request: RecordedRequest, remoteAddress: String) -> Answer {
+        let keepAlive = Self.keepsAlive(request)
+        if request.path == AdminAPI.prefix || request.path.hasPrefix(AdminAPI.prefix + "/") {
+            let response = AdminAPI(core: core).handle(request, remoteAddress: remoteAddress)
+            return Answer(plan: .make(response, delayMs: 0, keepAlive: keepAlive), journal: nil)
+        }
+        switch core.registry.match(request) {
+        case .success(let matched):
+            let plan = ResponsePlan.make(matched.response, delayMs: matched.delayMs, keepAlive: keepAlive)
+            return Answer(plan: plan, journal: JournalFields(matched: matched, status: plan.status))
+        case .failure(let report):
+            if core.configuration.builtinRoutes, let builtin = BuiltinRoutes.answer(request) {
+                var fields = JournalFields(status: builtin.response.status)
+                fields.builtinRoute = builtin.route
+                let plan = ResponsePlan.make(builtin.response, delayMs: builtin.delayMs, keepAlive: keepAlive)
+                return Answer(plan: plan, journal: fields)
+            }
+            if core.configuration.strict { core.registry.recordFailure(report.summary) }
+            core.logger.info("unmatched request", metadata: ["request": "\(request.method) \(request.uri)"])
+            var fields = JournalFields(status: 404)
+            fields.unmatched = true
+            let body = JSONValue.object([
+                "error": .string("no stub matched \(request.method) \(request.uri)"),
+                "nearMisses": .array(report.nearMisses.map(Self.json)),
+            ])
+            return Answer(
+                plan: .make(.json(body, status: 404), delayMs: 0, keepAlive: keepAlive), journal: fields)
+        }
+    }
+
+    /// HTTP/1.1 keeps the connection unless told `close`; HTTP/1.0 only when told `keep-alive`.
+    static func keepsAlive(_ request: RecordedRequest) -> Bool {
+        let tokens = request.headerValues("Connection").flatMap { $0.lowercased().split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        if request.version == "HTTP/1.0" { return tokens.contains("keep-alive") }
+        return !tokens.contains("close")
+    }
+
+    private static func json(_ miss: NearMiss) -> JSONValue {
+        .object([
+            "stub": .string(miss.stubID),
+            "failed": .array(
+                miss.failed.map {
+                    .object(["matcher": .string($0.matcher), "actual": .string($0.actual)])
+                }),
+        ])
+    }
+}

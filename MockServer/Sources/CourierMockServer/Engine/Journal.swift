@@ -1,0 +1,235 @@
+import Foundation
+import Synchronization
+
+/// One exchange as the server saw it.
+public struct JournalEntry: Sendable, Encodable {
+    /// Monotonic times in nanoseconds since the server started; later ones
+    /// stay `nil` until they happen.
+    public struct Timestamps: Sendable, Hashable, Encodable {
+        /// The connection was accepted.
+        public var accepted: UInt64
+        /// The first byte of this exchange's request arrived.
+        public var firstByte: UInt64
+        /// The request head was complete.
+        public var headersDone: UInt64
+        /// The request body was complete (or abandoned by a fault).
+        public var bodyDone: UInt64?
+        /// The first response byte was written (or the fault began).
+        public var responseStart: UInt64?
+        /// The response was fully written, or the connection closed by a fault.
+        public var responseEnd: UInt64?
+    }
+
+    /// Increasing from 1 across the server's life (not reset by `reset`).
+    public var sequence: Int
+    /// Which accepted connection carried the exchange, from 1.
+    public var connectionIndex: Int
+    /// Which exchange on that connection, from 1.
+    public var exchangeIndex: Int
+    /// The client's address.
+    public var remoteAddress: String
+    /// The request.
+    public var request: RecordedRequest
+    /// The stub that answered, if one did.
+    public var stubID: String?
+    /// The position in that stub's sequence.
+    public var responseIndex: Int?
+    /// The built-in route that answered, if one did (e.g. `/anything`).
+    public var builtinRoute: String?
+    /// Whether nothing matched (strict mode records this as a failure).
+    public var unmatched: Bool
+    /// The scenario the stub belongs to.
+    public var scenarioName: String?
+    /// The scenario's state before the exchange.
+    public var scenarioStateBefore: String?
+    /// The scenario's state after the exchange.
+    public var scenarioStateAfter: String?
+    /// The fault applied, by name.
+    public var fault: String?
+    /// The status sent, when a status line was sent.
+    public var status: Int?
+    /// Response bytes written for this exchange.
+    public var bytesWritten: Int
+    /// When things happened.
+    public var timestamps: Timestamps
+
+    enum CodingKeys: String, CodingKey {
+        case sequence, connectionIndex, exchangeIndex, remoteAddress, stubID, responseIndex, builtinRoute,
+            unmatched
+        case scenarioName, scenarioStateBefore, scenarioStateAfter, fault, status, bytesWritten, timestamps
+        case method, uri, headers, body, bodyBase64
+    }
+
+    /// Encodes the request's method, target, headers and body inline.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sequence, forKey: .sequence)
+        try container.encode(connectionIndex, forKey: .connectionIndex)
+        try container.encode(exchangeIndex, forKey: .exchangeIndex)
+        try container.encode(remoteAddress, forKey: .remoteAddress)
+        try container.encode(request.method, forKey: .method)
+        try container.encode(request.uri, forKey: .uri)
+        try container.encode(request.headers, forKey: .headers)
+        if let text = request.bodyText {
+            try container.encode(text, forKey: .body)
+        } else {
+            try container.encode(Data(request.body).base64EncodedString(), forKey: .bodyBase64)
+        }
+        try container.encodeIfPresent(stubID, forKey: .stubID)
+        try container.encodeIfPresent(responseIndex, forKey: .responseIndex)
+        try container.encodeIfPresent(builtinRoute, forKey: .builtinRoute)
+        try container.encode(unmatched, forKey: .unmatched)
+        try container.encodeIfPresent(scenarioName, forKey: .scenarioName)
+        try container.encodeIfPresent(scenarioStateBefore, forKey: .scenarioStateBefore)
+        try container.encodeIfPresent(scenarioStateAfter, forKey: .scenarioStateAfter)
+        try container.encodeIfPresent(fault, forKey: .fault)
+        try container.encodeIfPresent(status, forKey: .status)
+        try container.encode(bytesWritten, forKey: .bytesWritten)
+        try container.encode(timestamps, forKey: .timestamps)
+    }
+}
+
+/// The bounded record of every exchange; tests read it in-process, the admin
+/// API serves it. When full, the oldest entries are dropped and counted.
+public final class Journal: Sendable {
+    private struct Waiter {
+        let id: Int
+        let count: Int
+        let predicate: @Sendable (JournalEntry) -> Bool
+        let continuation: CheckedContinuation<[JournalEntry], any Error>
+    }
+
+    private struct State {
+        var entries: [JournalEntry] = []
+        var nextSequence = 1
+        var dropped = 0
+        var waiters: [Waiter] = []
+        var nextWaiterID = 0
+    }
+
+    /// The most entries kept.
+    public let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// Every entry kept, oldest first.
+    public var entries: [JournalEntry] { state.withLock { $0.entries } }
+
+    /// How many entries were dropped because the journal was full.
+    public var dropped: Int { state.withLock { $0.dropped } }
+
+    /// The entries a stub answered, oldest first.
+    public func entries(stub id: String) -> [JournalEntry] { entries.filter { $0.stubID == id } }
+
+    /// Entries for requests no stub or route matched.
+    public var unmatched: [JournalEntry] { entries.filter(\.unmatched) }
+
+    /// Waits until at least `count` entries satisfy `predicate`, and returns them.
+    ///
+    /// The deadline is a safety net against a hung test, not a timing
+    /// assertion: the call returns as soon as the entries exist.
+    /// - Throws: ``JournalTimeout`` when the deadline passes first.
+    public func waitFor(
+        _ count: Int, deadline: Duration = .seconds(10),
+        where predicate: @escaping @Sendable (JournalEntry) -> Bool = { _ in true }
+    ) async throws -> [JournalEntry] {
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        let timer = Task {
+            try await Task.sleep(for: deadline)
+            self.expire(id, count: count)
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let ready: [JournalEntry]? = state.withLock { state in
+                let found = state.entries.filter(predicate)
+                if found.count >= count { return found }
+                state.waiters.append(
+                    Waiter(id: id, count: count, predicate: predicate, continuation: continuation))
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Waits for entries answered by a stub.
+    public func waitFor(_ count: Int, stub id: String, deadline: Duration = .seconds(10)) async throws
+        -> [JournalEntry]
+    {
+        try await waitFor(count, deadline: deadline) { $0.stubID == id }
+    }
+
+    /// Removes every entry (sequence numbers keep increasing).
+    public func clear() {
+        state.withLock { state in
+            state.entries = []
+            state.dropped = 0
+        }
+    }
+
+    /// Records an entry and returns its sequence number.
+    func record(_ build: (Int) -> JournalEntry) -> Int {
+        let (sequence, ready) = state.withLock { state in
+            let sequence = state.nextSequence
+            state.nextSequence += 1
+            state.entries.append(build(sequence))
+            if state.entries.count > capacity {
+                state.entries.removeFirst(state.entries.count - capacity)
+                state.dropped += 1
+            }
+            return (sequence, Self.takeReady(&state))
+        }
+        for (continuation, entries) in ready { continuation.resume(returning: entries) }
+        return sequence
+    }
+
+    /// Changes an entry still in the journal.
+    func update(_ sequence: Int, _ change: (inout JournalEntry) -> Void) {
+        let ready = state.withLock { state in
+            guard let index = state.entries.lastIndex(where: { $0.sequence == sequence }) else {
+                return [(CheckedContinuation<[JournalEntry], any Error>, [JournalEntry])]()
+            }
+            change(&state.entries[index])
+            return Self.takeReady(&state)
+        }
+        for (continuation, entries) in ready { continuation.resume(returning: entries) }
+    }
+
+    private static func takeReady(_ state: inout State)
+        -> [(CheckedContinuation<[JournalEntry], any Error>, [JournalEntry])]
+    {
+        var ready: [(CheckedContinuation<[JournalEntry], any Error>, [JournalEntry])] = []
+        let entries = state.entries
+        state.waiters.removeAll { waiter in
+            let found = entries.filter(waiter.predicate)
+            guard found.count >= waiter.count else { return false }
+            ready.append((waiter.continuation, found))
+            return true
+        }
+        return ready
+    }
+
+    private func expire(_ id: Int, count: Int) {
+        let waiter: Waiter? = state.withLock { state in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        guard let waiter else { return }
+        let found = entries.filter(waiter.predicate).count
+        waiter.continuation.resume(throwing: JournalTimeout(wanted: count, found: found))
+    }
+}
+
+/// A journal wait whose deadline passed.
+public struct JournalTimeout: Error, Sendable, CustomStringConvertible {
+    /// How many entries were awaited.
+    public var wanted: Int
+    /// How many there were.
+    public var found: Int
+
+    /// A sentence.
+    public var description: String { "waited for \(wanted) journal entries, found \(found)" }
+}

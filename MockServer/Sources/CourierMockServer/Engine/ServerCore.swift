@@ -1,0 +1,87 @@
+import Logging
+import NIOCore
+import Synchronization
+
+/// Faults applied when a connection is accepted, before any request is read.
+public enum ConnectionFault: String, Sendable, CaseIterable {
+    /// Accept, then never read or write.
+    case stallAfterAccept
+    /// Accept, then close with RST at once.
+    case resetAfterAccept
+}
+
+/// What every connection shares: configuration, stubs, journal, the clock's
+/// origin, counters and the queue of accept-time faults.
+final class ServerCore: Sendable {
+    let configuration: MockServer.Configuration
+    let registry: StubRegistry
+    let journal: Journal
+    let logger: Logger
+    private let origin = NIODeadline.now().uptimeNanoseconds
+    private let state = Mutex(Counters())
+
+    /// What the accept loop decided for a connection, in accept order.
+    struct Assignment: Sendable {
+        var index: Int
+        var acceptedAt: UInt64
+        var fault: ConnectionFault?
+    }
+
+    private struct Counters {
+        var connections = 0
+        var connectionFaults: [ConnectionFault] = []
+        var assignments: [ObjectIdentifier: Assignment] = [:]
+    }
+
+    init(configuration: MockServer.Configuration, stubs: [StubMapping]) {
+        self.configuration = configuration
+        self.registry = StubRegistry(stubs: stubs)
+        self.journal = Journal(capacity: configuration.journalCapacity)
+        self.logger = configuration.logger
+    }
+
+    /// Monotonic nanoseconds since the server started.
+    func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds - origin }
+
+    /// Called by the accept loop, in accept order: numbers the connection and
+    /// gives it the next queued connection fault.
+    func assign(_ channel: any Channel) {
+        let now = now()
+        state.withLock { counters in
+            counters.connections += 1
+            let fault = counters.connectionFaults.isEmpty ? nil : counters.connectionFaults.removeFirst()
+            counters.assignments[ObjectIdentifier(channel)] = Assignment(
+                index: counters.connections, acceptedAt: now, fault: fault)
+        }
+    }
+
+    /// The accept loop's decision for a connection (taken once).
+    func takeAssignment(for channel: any Channel) -> Assignment {
+        let now = now()
+        return state.withLock { counters in
+            if let assignment = counters.assignments.removeValue(forKey: ObjectIdentifier(channel)) {
+                return assignment
+            }
+            counters.connections += 1
+            return Assignment(index: counters.connections, acceptedAt: now, fault: nil)
+        }
+    }
+
+    func queue(_ faults: [ConnectionFault]) { state.withLock { $0.connectionFaults += faults } }
+}
+
+/// Sits in the listener's pipeline and sees each accepted connection in
+/// accept order, before it is handed to an event loop.
+final class AcceptOrderHandler: ChannelInboundHandler {
+    typealias InboundIn = any Channel
+    typealias InboundOut = any Channel
+
+    private let core: ServerCore
+
+    init(core: ServerCore) { self.core = core }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        core.assign(unwrapInboundIn(data))
+        context.fireChannelRead(data)
+    }
+}

@@ -1,0 +1,249 @@
+import NIOCore
+import NIOHTTP1
+
+/// Serves one connection: collects each request, asks the engine how to
+/// answer, runs the answer's plan (faults included) and records the exchange.
+/// Requests are answered one at a time, in order.
+final class MockConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+
+    private struct Receiving {
+        var head: HTTPRequestHead
+        var body: [UInt8] = []
+        var firstByte: UInt64
+        var headersDone: UInt64
+        var exchangeIndex: Int
+        /// A request-body fault chosen on the head alone.
+        var bodyFault: MatchedResponse?
+    }
+
+    private struct Complete {
+        var request: RecordedRequest
+        var exchangeIndex: Int
+        var firstByte: UInt64
+        var headersDone: UInt64
+        var bodyDone: UInt64?
+    }
+
+    private let core: ServerCore
+    private let info: ConnectionInfo
+    private var receiving: Receiving?
+    /// Ignore the rest of the current request (a fault already answered it).
+    private var discarding = false
+    private var queue: [Complete] = []
+    private var busy = false
+    /// No more answers on this connection: closed, stalled or half-closed.
+    private var silent = false
+    private var exchanges = 0
+
+    init(core: ServerCore, info: ConnectionInfo) {
+        self.core = core
+        self.info = info
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        info.remoteAddress = context.remoteAddress.map(Self.describe) ?? "unknown"
+        switch info.fault {
+        case .stallAfterAccept?:
+            silent = true
+        case .resetAfterAccept?:
+            silent = true
+            _ = PlanExecutor.run([.reset], on: context.channel)
+        case nil:
+            break
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !silent else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            exchanges += 1
+            let now = core.now()
+            discarding = false
+            var current = Receiving(
+                head: head, firstByte: info.exchangeFirstByte ?? now, headersDone: now,
+                exchangeIndex: exchanges)
+            info.exchangeFirstByte = nil
+            if !head.uri.hasPrefix(AdminAPI.prefix) {
+                current.bodyFault = core.registry.matchRequestBodyFault(Self.record(head, body: []))
+            }
+            receiving = current
+            if current.bodyFault?.response.fault == .doNotReadRequestBody {
+                answerBodyFault(context: context, current, bodyDone: nil)
+            } else if current.bodyFault == nil, head.headers["expect"].first?.lowercased() == "100-continue" {
+                context.writeAndFlush(
+                    NIOAny(context.channel.allocator.buffer(string: "HTTP/1.1 100 Continue\r\n\r\n")),
+                    promise: nil)
+            }
+        case .body(var buffer):
+            guard !discarding, var current = receiving else { return }
+            if current.bodyFault != nil {
+                answerBodyFault(context: context, current, bodyDone: nil)
+                return
+            }
+            current.body += buffer.readBytes(length: buffer.readableBytes) ?? []
+            receiving = current
+            if current.body.count > core.configuration.maxRequestBodySize {
+                discarding = true
+                reject(
+                    context: context, current, status: 413,
+                    reason: "request body over \(core.configuration.maxRequestBodySize) bytes")
+            }
+        case .end:
+            guard !discarding, let current = receiving else { return }
+            receiving = nil
+            if current.bodyFault != nil {
+                answerBodyFault(context: context, current, bodyDone: core.now())
+                return
+            }
+            queue.append(
+                Complete(
+                    request: Self.record(current.head, body: current.body),
+                    exchangeIndex: current.exchangeIndex,
+                    firstByte: current.firstByte, headersDone: current.headersDone, bodyDone: core.now()))
+            processNext(context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !silent else { return }
+        if error is HTTPParserError {
+            // Garbage or a malformed request: answer 400 (431 for huge headers) and close.
+            silent = true
+            let status = (error as? HTTPParserError) == .headerOverflow ? 431 : 400
+            let plan = ResponsePlan.make(
+                .json(.object(["error": .string("malformed request: \(error)")]), status: status), delayMs: 0,
+                keepAlive: false)
+            _ = PlanExecutor.run(plan.steps, on: context.channel)
+            return
+        }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        silent = true
+        context.fireChannelInactive()
+    }
+
+    // MARK: - Answering
+
+    private func processNext(context: ChannelHandlerContext) {
+        guard !busy, !silent, !queue.isEmpty else { return }
+        let next = queue.removeFirst()
+        busy = true
+        let answer = Dispatcher(core: core).answer(next.request, remoteAddress: info.remoteAddress)
+        let sequence = answer.journal.map { record(next, $0) }
+        run(context: context, answer.plan, sequence: sequence)
+    }
+
+    private func run(context: ChannelHandlerContext, _ plan: ResponsePlan, sequence: Int?) {
+        let start = core.now()
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let core = self.core
+        PlanExecutor.run(plan.steps, on: context.channel).whenSuccess { result in
+            if let sequence {
+                let end = core.now()
+                core.journal.update(sequence) { entry in
+                    entry.timestamps.responseStart = start
+                    entry.timestamps.responseEnd = end
+                    entry.bytesWritten = result.bytesWritten
+                }
+            }
+            let (handler, context) = bound.value
+            handler.finished(context: context, outcome: result.outcome)
+        }
+    }
+
+    private func finished(context: ChannelHandlerContext, outcome: PlanOutcome) {
+        busy = false
+        switch outcome {
+        case .keepAlive: processNext(context: context)
+        case .closed, .silent: silent = true
+        }
+    }
+
+    /// A request-body fault: answer (or close) now, without the body.
+    private func answerBodyFault(context: ChannelHandlerContext, _ current: Receiving, bodyDone: UInt64?) {
+        guard let matched = current.bodyFault else { return }
+        discarding = true
+        receiving = nil
+        silent = true
+        let complete = Complete(
+            request: Self.record(current.head, body: []), exchangeIndex: current.exchangeIndex,
+            firstByte: current.firstByte, headersDone: current.headersDone, bodyDone: bodyDone)
+        let plan = ResponsePlan.make(matched.response, delayMs: 0, keepAlive: false)
+        let sequence = record(complete, JournalFields(matched: matched, status: plan.status))
+        busy = true
+        run(context: context, plan, sequence: sequence)
+    }
+
+    private func reject(context: ChannelHandlerContext, _ current: Receiving, status: Int, reason: String) {
+        receiving = nil
+        silent = true
+        let complete = Complete(
+            request: Self.record(current.head, body: []), exchangeIndex: current.exchangeIndex,
+            firstByte: current.firstByte, headersDone: current.headersDone, bodyDone: nil)
+        let plan = ResponsePlan.make(
+            .json(.object(["error": .string(reason)]), status: status), delayMs: 0, keepAlive: false)
+        let sequence = record(complete, JournalFields(status: status))
+        busy = true
+        run(context: context, plan, sequence: sequence)
+    }
+
+    private func record(_ exchange: Complete, _ fields: JournalFields) -> Int {
+        let info = self.info
+        return core.journal.record { sequence in
+            JournalEntry(
+                sequence: sequence, connectionIndex: info.index, exchangeIndex: exchange.exchangeIndex,
+                remoteAddress: info.remoteAddress, request: exchange.request, stubID: fields.stubID,
+                responseIndex: fields.responseIndex, builtinRoute: fields.builtinRoute,
+                unmatched: fields.unmatched,
+                scenarioName: fields.scenarioName, scenarioStateBefore: fields.stateBefore,
+                scenarioStateAfter: fields.stateAfter, fault: fields.fault, status: fields.status,
+                bytesWritten: 0,
+                timestamps: .init(
+                    accepted: info.acceptedAt, firstByte: exchange.firstByte,
+                    headersDone: exchange.headersDone,
+                    bodyDone: exchange.bodyDone))
+        }
+    }
+
+    private static func record(_ head: HTTPRequestHead, body: [UInt8]) -> RecordedRequest {
+        RecordedRequest(
+            method: head.method.rawValue, uri: head.uri,
+            version: "HTTP/\(head.version.major).\(head.version.minor)",
+            headers: head.headers.map { RecordedRequest.HeaderLine(name: $0.name, value: $0.value) },
+            body: body)
+    }
+
+    private static func describe(_ address: SocketAddress) -> String {
+        "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
+    }
+}
+
+/// The journal fields an answer fills in.
+struct JournalFields: Sendable {
+    var stubID: String?
+    var responseIndex: Int?
+    var builtinRoute: String?
+    var unmatched = false
+    var scenarioName: String?
+    var stateBefore: String?
+    var stateAfter: String?
+    var fault: String?
+    var status: Int?
+
+    init(status: Int?) { self.status = status }
+
+    init(matched: MatchedResponse, status: Int?) {
+        stubID = matched.stubID
+        responseIndex = matched.responseIndex
+        scenarioName = matched.scenarioName
+        stateBefore = matched.stateBefore
+        stateAfter = matched.stateAfter
+        fault = matched.response.fault?.name
+        self.status = status
+    }
+}

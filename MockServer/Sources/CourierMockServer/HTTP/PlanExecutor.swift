@@ -1,0 +1,100 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Runs a plan's steps on a channel, one after another, and reports how the
+/// connection continues and how many bytes were written.
+enum PlanExecutor {
+    /// The most an endless fault writes before giving up on a client that keeps reading.
+    static let endlessLimit = 1 << 33
+
+    struct Result: Sendable {
+        var outcome: PlanOutcome
+        var bytesWritten: Int
+    }
+
+    static func run(_ steps: [PlanStep], on channel: any Channel) -> EventLoopFuture<Result> {
+        let promise = channel.eventLoop.makePromise(of: Result.self)
+        step(steps[...], channel: channel, written: 0, promise: promise)
+        return promise.futureResult
+    }
+
+    private static func step(
+        _ steps: ArraySlice<PlanStep>, channel: any Channel, written: Int, promise: EventLoopPromise<Result>
+    ) {
+        guard let first = steps.first else {
+            promise.succeed(Result(outcome: .keepAlive, bytesWritten: written))
+            return
+        }
+        let rest = steps.dropFirst()
+        switch first {
+        case .write(let bytes):
+            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).whenComplete { result in
+                switch result {
+                case .success: step(rest, channel: channel, written: written + bytes.count, promise: promise)
+                case .failure: promise.succeed(Result(outcome: .closed, bytesWritten: written))
+                }
+            }
+        case .wait(let milliseconds):
+            channel.eventLoop.scheduleTask(in: .milliseconds(Int64(milliseconds))) {
+                guard channel.isActive else {
+                    promise.succeed(Result(outcome: .closed, bytesWritten: written))
+                    return
+                }
+                step(rest, channel: channel, written: written, promise: promise)
+            }
+        case .close:
+            channel.close(promise: nil)
+            promise.succeed(Result(outcome: .closed, bytesWritten: written))
+        case .reset:
+            // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+            let lingered =
+                (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                ?? channel.eventLoop.makeSucceededVoidFuture()
+            lingered.whenComplete { _ in
+                channel.close(promise: nil)
+                promise.succeed(Result(outcome: .closed, bytesWritten: written))
+            }
+        case .shutdownOutput:
+            channel.close(mode: .output).whenComplete { _ in
+                promise.succeed(Result(outcome: .silent, bytesWritten: written))
+            }
+        case .shutdownInput:
+            channel.close(mode: .input).whenComplete { _ in
+                promise.succeed(Result(outcome: .silent, bytesWritten: written))
+            }
+        case .stall:
+            promise.succeed(Result(outcome: .silent, bytesWritten: written))
+        case .endlessHeaders:
+            let line = Array(("X-Endless: " + String(repeating: "h", count: 1000) + "\r\n").utf8)
+            endless(
+                Array(repeating: line, count: 16).flatMap { $0 }, channel: channel, written: written,
+                promise: promise)
+        case .endlessBody:
+            endless(
+                Chunked.frame([UInt8](repeating: UInt8(ascii: "x"), count: 16 * 1024)), channel: channel,
+                written: written, promise: promise)
+        }
+    }
+
+    private static func endless(
+        _ piece: [UInt8], channel: any Channel, written: Int, promise: EventLoopPromise<Result>
+    ) {
+        guard channel.isActive, written < endlessLimit else {
+            channel.close(promise: nil)
+            promise.succeed(Result(outcome: .closed, bytesWritten: written))
+            return
+        }
+        channel.writeAndFlush(channel.allocator.buffer(bytes: piece)).whenComplete { result in
+            switch result {
+            case .success: endless(piece, channel: channel, written: written + piece.count, promise: promise)
+            case .failure: promise.succeed(Result(outcome: .closed, bytesWritten: written))
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+/// The steps the server takes to answer one exchange: bytes, waits and
+/// socket actions. Faults are plans too, so every misbehaviour is data.
+enum PlanStep: Sendable {
+    /// Write these bytes.
+    case write([UInt8])
+    /// Wait this many milliseconds.
+    case wait(Int)
+    /// Close cleanly (FIN).
+    case close
+    /// Close with RST (SO_LINGER 0).
+    case reset
+    /// Shut down the server's output.
+    case shutdownOutput
+    /// Shut down the server's input.
+    case shutdownInput
+    /// Do nothing more; keep the connection open.
+    case stall
+    /// Write endless header lines.
+    case endlessHeaders
+    /// Write an endless chunked body.
+    case endlessBody
+}
+
+/// How the connection continues after a plan ran.
+enum PlanOutcome: Sendable {
+    /// Ready for the next request.
+    case keepAlive
+    /// The connection is closed (or closing).
+    case closed
+    /// The server stays silent on this connection.
+    case silent
+}
+
+struct ResponsePlan: Sendable {
+    var steps: [PlanStep]
+    var status: Int?
+
+    /// Builds the plan for a stub response, applying its fault.
+    static func make(_ response: StubResponse, delayMs: Int, keepAlive: Bool) -> ResponsePlan {
+        var steps: [PlanStep] = delayMs > 0 ? [.wait(delayMs)] : []
+        let body = response.body
+        let connection = keepAlive ? "keep-alive" : "close"
+        func head(
+            _ extra: [(String, String)] = [], contentLength: Int? = body.count, connectionHeader: Bool = true
+        )
+            -> [UInt8]
+        {
+            var lines = ["HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))"]
+            for header in response.headers { lines.append("\(header.name): \(header.value)") }
+            for header in extra { lines.append("\(header.0): \(header.1)") }
+            if let contentLength { lines.append("Content-Length: \(contentLength)") }
+            if connectionHeader { lines.append("Connection: \(connection)") }
+            return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+        }
+        guard let fault = response.fault else {
+            steps.append(.write(head() + body))
+            if !keepAlive { steps.append(.close) }
+            return ResponsePlan(steps: steps, status: response.status)
+        }
+        var status: Int? = response.status
+        switch fault {
+        case .resetBeforeHeaders:
+            steps.append(.reset)
+            status = nil
+        case .closeBeforeHeaders:
+            steps.append(.close)
+            status = nil
+        case .garbageThenClose(let bytes, let seed):
+            steps += [.write(SeededRandom.bytes(bytes, seed: seed)), .close]
+            status = nil
+        case .stall:
+            steps.append(.stall)
+            status = nil
+        case .malformedChunk:
+            let chunked = head([("Transfer-Encoding", "chunked")], contentLength: nil)
+            steps += [.write(chunked + Array("4\r\nabcd\r\nzz\r\nnot a chunk\r\n".utf8)), .close]
+        case .closeMidBody(let count):
+            steps += [.write(head() + body.prefix(count)), .close]
+        case .resetMidBody(let count):
+            steps += [.write(head() + body.prefix(count)), .reset]
+        case .contentLengthMismatch(let extra):
+            steps += [.write(head(contentLength: body.count + extra) + body), .close]
+        case .stallMidBody(let count):
+            steps += [.write(head() + body.prefix(count)), .stall]
+        case .slowHeaders(let delay):
+            steps += [.wait(delay), .write(head() + body)]
+            if !keepAlive { steps.append(.close) }
+        case .throttleBody(let bytes, let period):
+            steps.append(.write(head()))
+            var offset = 0
+            while offset < body.count {
+                let end = min(body.count, offset + bytes)
+                steps.append(.write(Array(body[offset..<end])))
+                offset = end
+                if offset < body.count { steps.append(.wait(period)) }
+            }
+            if !keepAlive { steps.append(.close) }
+        case .dribble(let chunks, let duration):
+            steps.append(.write(head([("Transfer-Encoding", "chunked")], contentLength: nil)))
+            let size = max(1, (body.count + chunks - 1) / chunks)
+            var offset = 0
+            while offset < body.count {
+                let end = min(body.count, offset + size)
+                steps.append(.write(Chunked.frame(Array(body[offset..<end]))))
+                offset = end
+                steps.append(.wait(duration / chunks))
+            }
+            steps.append(.write(Chunked.last))
+            if !keepAlive { steps.append(.close) }
+        case .doNotReadRequestBody:
+            steps += [.write(Self.withClose(head(connectionHeader: false)) + body), .close]
+        case .closeDuringRequestBody:
+            steps.append(.close)
+            status = nil
+        case .halfCloseOutput:
+            steps += [.write(head() + body), .shutdownOutput]
+        case .halfCloseInput:
+            steps += [.write(head() + body), .shutdownInput]
+        case .closeAfterResponse:
+            steps += [.write(head(connectionHeader: false) + body), .close]
+        case .duplicateContentLength:
+            steps += [.write(head([("Content-Length", "\(body.count + 1)")]) + body), .close]
+        case .contentLengthAndChunked:
+            let both = head([("Transfer-Encoding", "chunked")])
+            steps += [.write(both + Chunked.frame(body) + Chunked.last), .close]
+        case .invalidStatusLine:
+            steps += [.write(Array("HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n".utf8)), .close]
+            status = nil
+        case .oversizedHeaders(let bytes):
+            let line = "X-Filler: " + String(repeating: "f", count: 990)
+            let count = max(1, (bytes + line.utf8.count + 1) / (line.utf8.count + 2))
+            steps += [
+                .write(head(Array(repeating: ("X-Filler", String(line.dropFirst(10))), count: count)) + body)
+            ]
+            steps.append(.close)
+        case .endlessHeaders:
+            steps += [
+                .write(
+                    Array("HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))\r\n".utf8)),
+                .endlessHeaders,
+            ]
+        case .endlessBody:
+            steps += [.write(head([("Transfer-Encoding", "chunked")], contentLength: nil)), .endlessBody]
+        }
+        return ResponsePlan(steps: steps, status: status)
+    }
+
+    /// A head that ends with `Connection: close`.
+    private static func withClose(_ head: [UInt8]) -> [UInt8] {
+        Array(head.dropLast(2)) + Array("Connection: close\r\n\r\n".utf8)
+    }
+}
+
+/// Chunked transfer-coding frames.
+enum Chunked {
+    static func frame(_ bytes: [UInt8]) -> [UInt8] {
+        Array((String(bytes.count, radix: 16) + "\r\n").utf8) + bytes + Array("\r\n".utf8)
+    }
+
+    static let last = Array("0\r\n\r\n".utf8)
+}
+
+/// Reason phrases for status lines.
+enum HTTPStatusText {
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 206: "Partial Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: "Status \(status)"
+        }
+    }
+}

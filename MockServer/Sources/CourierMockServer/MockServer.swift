@@ -1,0 +1,292 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A mock HTTP server on real sockets, driven by contract files, that can
+/// misbehave below HTTP and tells a test exactly what the client sent.
+///
+/// Start one per test, in-process, on an ephemeral port:
+///
+/// ```swift
+/// try await withMockServer(.init(contracts: contractsURL)) { server in
+///     // point the client at server.baseURL …
+///     let attempts = try await server.journal.waitFor(3, stub: "user-retry")
+///     #expect(attempts[1].connectionIndex != attempts[0].connectionIndex)
+///     try server.verify()
+/// }
+/// ```
+public final class MockServer: Sendable {
+    /// How a server starts.
+    public struct Configuration: Sendable {
+        /// The address to bind; loopback by default.
+        public var host: String
+        /// The port; 0 picks a free one.
+        public var port: Int
+        /// A directory of contract files to load (`*.json`, bodies in `__files/`).
+        public var contracts: URL?
+        /// Stubs given in code, added after the contract files.
+        public var stubs: [StubMapping]
+        /// Record unmatched requests as failures that ``MockServer/verify()`` reports.
+        public var strict: Bool
+        /// Serve the httpbin-like routes when no stub matches.
+        public var builtinRoutes: Bool
+        /// The largest request body accepted; larger gets 413.
+        public var maxRequestBodySize: Int
+        /// The most journal entries kept.
+        public var journalCapacity: Int
+        /// Let non-loopback clients use the admin API.
+        public var allowRemoteAdmin: Bool
+        /// Where the server logs.
+        public var logger: Logger
+
+        /// Creates a configuration; every argument has a default.
+        public init(
+            host: String = "127.0.0.1", port: Int = 0, contracts: URL? = nil, stubs: [StubMapping] = [],
+            strict: Bool = true, builtinRoutes: Bool = true, maxRequestBodySize: Int = 16 * 1024 * 1024,
+            journalCapacity: Int = 10_000, allowRemoteAdmin: Bool = false,
+            logger: Logger = Logger(label: "courier-mock", factory: { _ in SwiftLogNoOpLogHandler() })
+        ) {
+            self.host = host
+            self.port = port
+            self.contracts = contracts
+            self.stubs = stubs
+            self.strict = strict
+            self.builtinRoutes = builtinRoutes
+            self.maxRequestBodySize = maxRequestBodySize
+            self.journalCapacity = journalCapacity
+            self.allowRemoteAdmin = allowRemoteAdmin
+            self.logger = logger
+        }
+    }
+
+    private struct State {
+        var listener: (any Channel)?
+        var children: [ObjectIdentifier: any Channel] = [:]
+        var stopped = false
+    }
+
+    private let core: ServerCore
+    private let group: any EventLoopGroup
+    private let state = Mutex(State())
+    /// The bound host.
+    public let host: String
+    /// The bound port.
+    public let port: Int
+
+    /// Every exchange, for assertions.
+    public var journal: Journal { core.journal }
+
+    /// `http://host:port`, for pointing a client at the server.
+    public var baseURL: String {
+        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+    }
+
+    private init(core: ServerCore, group: any EventLoopGroup, listener: any Channel, host: String, port: Int)
+    {
+        self.core = core
+        self.group = group
+        self.host = host
+        self.port = port
+        state.withLock { $0.listener = listener }
+    }
+
+    /// Loads the contracts and starts listening.
+    /// - Throws: ``ContractError`` for a bad contract file; a NIO error when the port cannot be bound.
+    public static func start(_ configuration: Configuration = .init()) async throws -> MockServer {
+        var stubs =
+            try configuration.contracts.map { directory throws(ContractError) in
+                try ContractLoader.load(directory: directory)
+            } ?? []
+        stubs += configuration.stubs
+        let core = ServerCore(configuration: configuration, stubs: stubs)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let holder = ServerHolder()
+        let listener = try await bind(
+            core: core, group: group, host: configuration.host, port: configuration.port, holder: holder)
+        guard let port = listener.localAddress?.port else {
+            try? await listener.close()
+            throw MockServerError("the listener has no local port")
+        }
+        let server = MockServer(
+            core: core, group: group, listener: listener, host: configuration.host, port: port)
+        holder.set(server)
+        core.logger.info("listening", metadata: ["url": "\(server.baseURL)", "stubs": "\(stubs.count)"])
+        return server
+    }
+
+    private static func bind(
+        core: ServerCore, group: any EventLoopGroup, host: String, port: Int, holder: ServerHolder
+    )
+        async throws -> any Channel
+    {
+        try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptOrderHandler(core: core))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                holder.track(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    let info = ConnectionInfo(core.takeAssignment(for: channel))
+                    try channel.pipeline.syncOperations.addHandler(FirstByteHandler(info: info, core: core))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    try channel.pipeline.syncOperations.addHandler(
+                        MockConnectionHandler(core: core, info: info))
+                }
+            }
+            .bind(host: host, port: port).get()
+    }
+
+    // MARK: - Stubs, scenarios and faults
+
+    /// Adds a stub (replacing one with the same id); it wins ties in priority.
+    public func addStub(_ stub: StubMapping) { core.registry.add(stub) }
+
+    /// Removes a stub; returns whether it existed.
+    @discardableResult
+    public func removeStub(id: String) -> Bool { core.registry.remove(id: id) }
+
+    /// Journal, sequences, scenarios and failures back to the start; stubs back
+    /// to those the server started with.
+    public func reset() {
+        core.journal.clear()
+        core.registry.reset(restoreMappings: true)
+    }
+
+    /// Every scenario's current state.
+    public var scenarioStates: [String: String] { core.registry.scenarios() }
+
+    /// Sets a scenario's state; returns false for an unknown scenario.
+    @discardableResult
+    public func setScenario(_ name: String, to state: String) -> Bool {
+        core.registry.setScenario(name, to: state)
+    }
+
+    /// Queues faults for the next accepted connections, one each.
+    public func queueConnectionFaults(_ faults: [ConnectionFault]) { core.queue(faults) }
+
+    /// Stops listening, so that connection attempts are refused, until
+    /// ``acceptConnections()``; open connections go on.
+    public func refuseConnections() async throws {
+        let listener = state.withLock { state in
+            defer { state.listener = nil }
+            return state.listener
+        }
+        try await listener?.close()
+    }
+
+    /// Listens again on the same port after ``refuseConnections()``.
+    public func acceptConnections() async throws {
+        guard state.withLock({ $0.listener == nil && !$0.stopped }) else { return }
+        let holder = ServerHolder()
+        holder.set(self)
+        let listener = try await Self.bind(core: core, group: group, host: host, port: port, holder: holder)
+        state.withLock { $0.listener = listener }
+    }
+
+    // MARK: - Verification and shutdown
+
+    /// Throws when a request went unmatched (strict mode), a sequence with
+    /// `exhausted: fail` ran out, or a required stub was never hit.
+    /// - Throws: ``MockVerificationError`` listing every problem.
+    public func verify() throws(MockVerificationError) {
+        let problems = core.registry.problems()
+        if !problems.isEmpty { throw MockVerificationError(problems: problems) }
+    }
+
+    /// Stops listening and closes every connection.
+    public func stop() async {
+        let (listener, children) = state.withLock { state in
+            state.stopped = true
+            defer {
+                state.listener = nil
+                state.children = [:]
+            }
+            return (state.listener, Array(state.children.values))
+        }
+        try? await listener?.close()
+        for child in children { try? await child.close() }
+    }
+
+    fileprivate func track(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        let stopped = state.withLock { state in
+            if !state.stopped { state.children[id] = channel }
+            return state.stopped
+        }
+        if stopped {
+            channel.close(promise: nil)
+            return
+        }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.state.withLock { _ = $0.children.removeValue(forKey: id) }
+        }
+    }
+}
+
+/// Lets the bootstrap track child channels before the server object exists.
+private final class ServerHolder: Sendable {
+    private let server = Mutex<MockServer?>(nil)
+    private let early = Mutex<[any Channel]>([])
+
+    func set(_ value: MockServer) {
+        let pending = server.withLock { server in
+            server = value
+            return early.withLock { channels in
+                defer { channels = [] }
+                return channels
+            }
+        }
+        for channel in pending { value.track(channel) }
+    }
+
+    func track(_ channel: any Channel) {
+        let current = server.withLock { server in
+            if server == nil { early.withLock { $0.append(channel) } }
+            return server
+        }
+        current?.track(channel)
+    }
+}
+
+/// Runs `body` with a server started from `configuration`, and stops the
+/// server afterwards, whether `body` returns or throws.
+public func withMockServer<T: Sendable>(
+    _ configuration: MockServer.Configuration = .init(), _ body: (MockServer) async throws -> T
+) async throws -> T {
+    let server = try await MockServer.start(configuration)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// What ``MockServer/verify()`` found.
+public struct MockVerificationError: Error, Sendable, CustomStringConvertible {
+    /// One sentence per problem.
+    public var problems: [String]
+
+    /// The problems, one per line.
+    public var description: String { "mock server verification failed:\n" + problems.joined(separator: "\n") }
+}
+
+/// A failure of the server itself.
+public struct MockServerError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,29 @@
+import CompressNIO
+import Crypto
+import NIOCore
+
+extension BuiltinRoutes {
+    /// `/gzip`: the `/anything` echo, gzip-compressed with `Content-Encoding: gzip`.
+    static func gzip(_ request: RecordedRequest) -> BuiltinAnswer {
+        var plain = ByteBuffer(bytes: echo(request).jsonBytes)
+        guard var compressed = try? plain.compress(with: .gzip()) else {
+            return BuiltinAnswer(
+                route: "/gzip",
+                response: .json(.object(["error": .string("compression failed")]), status: 500))
+        }
+        let body = compressed.readBytes(length: compressed.readableBytes) ?? []
+        return BuiltinAnswer(
+            route: "/gzip",
+            response: StubResponse(
+                headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")], body: body))
+    }
+
+    /// `/upload`: counts the body's bytes and returns their SHA-256.
+    static func upload(_ request: RecordedRequest) -> BuiltinAnswer {
+        let digest = SHA256.hash(data: request.body).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+            .joined()
+        return BuiltinAnswer(
+            route: "/upload",
+            response: .json(.object(["bytes": .int(Int64(request.body.count)), "sha256": .string(digest)])))
+    }
+}

@@ -1,0 +1,198 @@
+import CourierMockServer
+import Foundation
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What a raw TCP client saw of one connection.
+struct RawExchange: Sendable {
+    enum Ending: Sendable, Equatable {
+        /// The server closed cleanly (FIN).
+        case eof
+        /// The server reset the connection (RST).
+        case reset
+        /// The test stopped reading on purpose.
+        case stoppedReading
+    }
+
+    var bytes: [UInt8]
+    var ending: Ending
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The response parsed as HTTP/1.1, when it is one.
+    var response: ParsedResponse? { ParsedResponse(bytes) }
+}
+
+/// A minimal HTTP/1.1 response parser for assertions.
+struct ParsedResponse: Sendable {
+    var statusLine: String
+    var status: Int
+    var headers: [(String, String)]
+    /// The body, de-chunked when chunked.
+    var body: [UInt8]
+    /// Whether the body had as many bytes as the head promised (or a complete chunked framing).
+    var complete: Bool
+
+    init?(_ bytes: [UInt8]) {
+        guard let end = Self.find([13, 10, 13, 10], in: bytes) else { return nil }
+        let head = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        guard let first = head.first else { return nil }
+        statusLine = first
+        let parts = first.split(separator: " ")
+        status = parts.count > 1 ? Int(parts[1]) ?? -1 : -1
+        headers = head.dropFirst().compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (
+                String(line[..<colon]),
+                String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            )
+        }
+        let rest = Array(bytes[(end + 4)...])
+        if headers.contains(where: {
+            $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased() == "chunked"
+        }) {
+            (body, complete) = Self.dechunk(rest)
+        } else if let length = headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({
+            Int($0.1)
+        }) {
+            body = Array(rest.prefix(length))
+            complete = rest.count >= length
+        } else {
+            body = rest
+            complete = true
+        }
+    }
+
+    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for index in 0...(haystack.count - needle.count)
+        where Array(haystack[index..<index + needle.count]) == needle {
+            return index
+        }
+        return nil
+    }
+
+    private static func dechunk(_ bytes: [UInt8]) -> ([UInt8], Bool) {
+        var body: [UInt8] = []
+        var rest = bytes[...]
+        while let lineEnd = find([13, 10], in: Array(rest)) {
+            let sizeText = String(decoding: rest.prefix(lineEnd), as: UTF8.self)
+            guard let size = Int(sizeText, radix: 16) else { return (body, false) }
+            rest = rest.dropFirst(lineEnd + 2)
+            if size == 0 { return (body, true) }
+            guard rest.count >= size + 2 else { return (body + rest.prefix(size), false) }
+            body += rest.prefix(size)
+            rest = rest.dropFirst(size + 2)
+        }
+        return (body, false)
+    }
+}
+
+enum RawClient {
+    /// Connects, sends `request`, and reads until the server closes or resets,
+    /// or until `stopAfter` bytes arrived.
+    static func exchange(port: Int, _ request: [UInt8], stopAfter: Int? = nil, halfClose: Bool = false)
+        async throws -> RawExchange
+    {
+        try await exchange(
+            on: try await connect(port: port), request, stopAfter: stopAfter, halfClose: halfClose)
+    }
+
+    /// Like ``exchange(port:_:stopAfter:halfClose:)`` on a connection made earlier.
+    static func exchange(
+        on channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, _ request: [UInt8], stopAfter: Int? = nil,
+        halfClose: Bool = false
+    ) async throws -> RawExchange {
+        // A safety net against a hung test, not a timing assertion: a server
+        // that never closes is cut off after a minute and the test fails on
+        // what it then sees.
+        let safety = channel.channel.eventLoop.scheduleTask(in: .seconds(60)) {
+            channel.channel.close(promise: nil)
+        }
+        defer { safety.cancel() }
+        return try await channel.executeThenClose { inbound, outbound in
+            do {
+                try await outbound.write(ByteBuffer(bytes: request))
+            } catch let error as IOError where error.errnoCode == ECONNRESET || error.errnoCode == EPIPE {
+                return RawExchange(bytes: [], ending: .reset)
+            }
+            if halfClose { try await outbound.finish() }
+            var received: [UInt8] = []
+            do {
+                for try await var buffer in inbound {
+                    received += buffer.readBytes(length: buffer.readableBytes) ?? []
+                    if let stopAfter, received.count >= stopAfter {
+                        return RawExchange(bytes: received, ending: .stoppedReading)
+                    }
+                }
+                return RawExchange(bytes: received, ending: .eof)
+            } catch let error as IOError where error.errnoCode == ECONNRESET {
+                return RawExchange(bytes: received, ending: .reset)
+            }
+        }
+    }
+
+    /// A GET (or other) request with `Connection: close`, so the server ends the exchange.
+    static func request(
+        _ method: String = "GET", _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        close: Bool = true
+    ) -> [UInt8] {
+        var lines = ["\(method) \(target) HTTP/1.1", "Host: 127.0.0.1"]
+        for (name, value) in headers { lines.append("\(name): \(value)") }
+        if !body.isEmpty || method == "POST" || method == "PUT" {
+            lines.append("Content-Length: \(body.count)")
+        }
+        if close { lines.append("Connection: close") }
+        return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body
+    }
+
+    /// Sends a request and parses the response; fails the test when it is not HTTP.
+    static func send(
+        port: Int, _ target: String, method: String = "GET", headers: [(String, String)] = [],
+        body: [UInt8] = []
+    ) async throws -> ParsedResponse {
+        let exchange = try await exchange(port: port, request(method, target, headers: headers, body: body))
+        guard let response = exchange.response else {
+            throw RawClientError("not an HTTP response: \(exchange.text)")
+        }
+        return response
+    }
+
+    static func connect(port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.allowRemoteHalfClosure, value: true)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+}
+
+struct RawClientError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Builds a stub from contract JSON in a test.
+func stubs(_ json: String) throws -> [StubMapping] {
+    try ContractLoader.parse(Array(json.utf8), file: "<test>")
+}
+
+/// A server with these stubs (JSON), for one test.
+func withServer<T: Sendable>(
+    _ json: String = #"{"mappings": []}"#, strict: Bool = true, journalCapacity: Int = 10_000,
+    _ body: (MockServer) async throws -> T
+) async throws -> T {
+    try await withMockServer(
+        .init(stubs: try stubs(json), strict: strict, journalCapacity: journalCapacity), body)
+}
