@@ -45,7 +45,7 @@ struct Dispatcher {
     /// HTTP/1.1 keeps the connection unless told `close`; HTTP/1.0 only when told `keep-alive`.
     static func keepsAlive(_ request: RecordedRequest) -> Bool {
         let tokens = request.headerValues("Connection").flatMap { $0.lowercased().split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map(\.trimmed)
         if request.version == "HTTP/1.0" { return tokens.contains("keep-alive") }
         return !tokens.contains("close")
     }

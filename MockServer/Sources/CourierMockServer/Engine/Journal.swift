@@ -100,10 +100,15 @@ public final class Journal: Sendable {
     }
 
     private struct State {
-        var entries: [JournalEntry] = []
+        /// A ring: `entries[start...]` then `entries[..<start]` once full.
+        var storage: [JournalEntry] = []
+        var start = 0
         var nextSequence = 1
         var dropped = 0
         var waiters: [Waiter] = []
+
+        /// The entries oldest first.
+        var ordered: [JournalEntry] { Array(storage[start...] + storage[..<start]) }
         var nextWaiterID = 0
     }
 
@@ -114,7 +119,7 @@ public final class Journal: Sendable {
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
     /// Every entry kept, oldest first.
-    public var entries: [JournalEntry] { state.withLock { $0.entries } }
+    public var entries: [JournalEntry] { state.withLock { $0.ordered } }
 
     /// How many entries were dropped because the journal was full.
     public var dropped: Int { state.withLock { $0.dropped } }
@@ -145,7 +150,7 @@ public final class Journal: Sendable {
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
             let ready: [JournalEntry]? = state.withLock { state in
-                let found = state.entries.filter(predicate)
+                let found = state.ordered.filter(predicate)
                 if found.count >= count { return found }
                 state.waiters.append(
                     Waiter(id: id, count: count, predicate: predicate, continuation: continuation))
@@ -165,7 +170,8 @@ public final class Journal: Sendable {
     /// Removes every entry (sequence numbers keep increasing).
     public func clear() {
         state.withLock { state in
-            state.entries = []
+            state.storage = []
+            state.start = 0
             state.dropped = 0
         }
     }
@@ -175,12 +181,14 @@ public final class Journal: Sendable {
         let (sequence, ready) = state.withLock { state in
             let sequence = state.nextSequence
             state.nextSequence += 1
-            state.entries.append(build(sequence))
-            if state.entries.count > capacity {
-                state.entries.removeFirst(state.entries.count - capacity)
+            if state.storage.count < capacity {
+                state.storage.append(build(sequence))
+            } else {
+                state.storage[state.start] = build(sequence)
+                state.start = (state.start + 1) % capacity
                 state.dropped += 1
             }
-            return (sequence, Self.takeReady(&state))
+            return (sequence, state.waiters.isEmpty ? [] : Self.takeReady(&state))
         }
         for (continuation, entries) in ready { continuation.resume(returning: entries) }
         return sequence
@@ -189,11 +197,15 @@ public final class Journal: Sendable {
     /// Changes an entry still in the journal.
     func update(_ sequence: Int, _ change: (inout JournalEntry) -> Void) {
         let ready = state.withLock { state in
-            guard let index = state.entries.lastIndex(where: { $0.sequence == sequence }) else {
+            // Entries are stored in sequence order around the ring.
+            guard let oldest = state.storage.isEmpty ? nil : state.storage[state.start].sequence,
+                sequence >= oldest, sequence - oldest < state.storage.count
+            else {
                 return [(CheckedContinuation<[JournalEntry], any Error>, [JournalEntry])]()
             }
-            change(&state.entries[index])
-            return Self.takeReady(&state)
+            let index = (state.start + (sequence - oldest)) % state.storage.count
+            change(&state.storage[index])
+            return state.waiters.isEmpty ? [] : Self.takeReady(&state)
         }
         for (continuation, entries) in ready { continuation.resume(returning: entries) }
     }
@@ -202,7 +214,7 @@ public final class Journal: Sendable {
         -> [(CheckedContinuation<[JournalEntry], any Error>, [JournalEntry])]
     {
         var ready: [(CheckedContinuation<[JournalEntry], any Error>, [JournalEntry])] = []
-        let entries = state.entries
+        let entries = state.ordered
         state.waiters.removeAll { waiter in
             let found = entries.filter(waiter.predicate)
             guard found.count >= waiter.count else { return false }

@@ -9,6 +9,32 @@ public struct MatcherResult: Sendable, Hashable, Encodable {
 }
 
 extension RequestPattern {
+    /// Whether every matcher holds: the fast path, without building a report.
+    func matches(_ request: RecordedRequest, includeBody: Bool = true) -> Bool {
+        if let method, request.method != method { return false }
+        if let url {
+            let path = request.path
+            switch url {
+            case .exact(let expected): if request.uri != expected { return false }
+            case .path(let expected): if path != expected { return false }
+            case .template(let template): if !PathTemplate.matches(template, path) { return false }
+            case .pattern:
+                if !Self.evaluate(url, request).passed { return false }
+            }
+        }
+        if !query.isEmpty {
+            let pairs = request.query
+            for (name, matcher) in query where !matcher.matches(pairs.first { $0.name == name }?.value) {
+                return false
+            }
+        }
+        for (name, matcher) in headers where !matcher.matches(request.header(name)) { return false }
+        if includeBody {
+            for pattern in body where !Self.evaluate(pattern, request).passed { return false }
+        }
+        return true
+    }
+
     /// Checks every matcher; `includeBody` false skips body patterns (for
     /// faults decided on the head alone).
     func evaluate(_ request: RecordedRequest, includeBody: Bool = true) -> [MatcherResult] {

@@ -143,8 +143,9 @@ final class StubRegistry: Sendable {
     func match(_ request: RecordedRequest) -> Result<MatchedResponse, NearMissReport> {
         state.withLock { state in
             for index in Self.orderedIndices(state.entries) where Self.applies(state.entries[index], state) {
-                let results = state.entries[index].stub.request.evaluate(request)
-                if results.allSatisfy(\.passed) { return .success(Self.serve(index, &state)) }
+                if state.entries[index].stub.request.matches(request) {
+                    return .success(Self.serve(index, &state))
+                }
             }
             return .failure(Self.nearMisses(for: request, state))
         }
@@ -156,7 +157,7 @@ final class StubRegistry: Sendable {
         state.withLock { state in
             for index in Self.orderedIndices(state.entries) where Self.applies(state.entries[index], state) {
                 let entry = state.entries[index]
-                guard entry.stub.request.evaluate(request, includeBody: false).allSatisfy(\.passed) else {
+                guard entry.stub.request.matches(request, includeBody: false) else {
                     continue
                 }
                 guard entry.stub.request.body.isEmpty else { return nil }
