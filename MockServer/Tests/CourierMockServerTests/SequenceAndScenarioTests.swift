@@ -122,3 +122,73 @@ struct StrictModeTests {
         }
     }
 }
+
+struct EnvelopeAndDelayTests {
+    func body(_ envelope: String) async throws -> ParsedResponse {
+        let json = #"{"id": "e", "request": {"urlPath": "/e"}, "response": {"envelope": \#(envelope)}}"#
+        return try await withServer(json) { server async throws in
+            try await RawClient.send(port: server.port, "/e")
+        }
+    }
+
+    @Test func envelopeShorthandAndCustomKeys() async throws {
+        let plain = try await body(#"{"code": 0, "msg": "ok", "data": {"id": 7}}"#)
+        #expect(plain.header("Content-Type") == "application/json")
+        #expect(
+            try JSONValue.parse(plain.body)
+                == .object(["code": .int(0), "msg": .string("ok"), "data": .object(["id": .int(7)])]))
+        let renamed = try await body(
+            #"{"code": "E1", "msg": "no", "keys": {"code": "status", "msg": "desc", "data": "result"}}"#)
+        #expect(
+            try JSONValue.parse(renamed.body)
+                == .object(["status": .string("E1"), "desc": .string("no"), "result": .null]))
+    }
+
+    @Test(arguments: EnvelopePreset.allCases)
+    func presetsBreakTheEnvelopeAsNamed(preset: EnvelopePreset) async throws {
+        let response = try await body(
+            #"{"code": 0, "msg": "ok", "data": {"id": 7}, "preset": "\#(preset.rawValue)"}"#)
+        let parsed = try? JSONValue.parse(response.body)
+        switch preset {
+        case .missingCode:
+            #expect(parsed == .object(["msg": .string("ok"), "data": .object(["id": .int(7)])]))
+        case .codeAsString:
+            #expect(
+                parsed
+                    == .object(["code": .string("0"), "msg": .string("ok"), "data": .object(["id": .int(7)])])
+            )
+        case .dataWrongType:
+            #expect(
+                parsed == .object(["code": .int(0), "msg": .string("ok"), "data": .string("not an object")]))
+        case .truncatedJSON:
+            #expect(parsed == nil)
+            #expect(response.bodyText.hasPrefix("{"))
+        case .htmlGatewayPage:
+            #expect(response.status == 502)
+            #expect(response.header("Content-Type") == "text/html")
+            #expect(response.bodyText.contains("502 Bad Gateway"))
+        case .wrongContentType:
+            #expect(response.header("Content-Type")?.hasPrefix("text/plain") == true)
+            #expect(parsed != nil)
+        case .bom:
+            #expect(Array(response.body.prefix(3)) == [0xEF, 0xBB, 0xBF])
+            #expect((try? JSONValue.parse(response.body.dropFirst(3))) != nil)
+        }
+    }
+
+    @Test func seededRandomDelaysRepeatAcrossServers() async throws {
+        let json = #"""
+            {"id": "d", "request": {"urlPath": "/d"},
+             "response": {"delayDistribution": {"type": "uniform", "lower": 1, "upper": 9, "seed": 42}}}
+            """#
+        func delays() async throws -> [Int?] {
+            try await withServer(json) { server async throws in
+                for _ in 0..<4 { _ = try await RawClient.send(port: server.port, "/d") }
+                return server.journal.entries(stub: "d").map(\.delayMs)
+            }
+        }
+        let first = try await delays()
+        #expect(first == (try await delays()))
+        #expect(first.allSatisfy { ($0 ?? 0) >= 1 && ($0 ?? 0) <= 9 })
+    }
+}

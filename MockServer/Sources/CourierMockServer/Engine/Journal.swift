@@ -46,6 +46,8 @@ public struct JournalEntry: Sendable, Encodable {
     public var scenarioStateAfter: String?
     /// The fault applied, by name.
     public var fault: String?
+    /// The delay chosen before answering, in milliseconds (seeded random delays repeat).
+    public var delayMs: Int?
     /// The status sent, when a status line was sent.
     public var status: Int?
     /// Response bytes written for this exchange.
@@ -56,7 +58,8 @@ public struct JournalEntry: Sendable, Encodable {
     enum CodingKeys: String, CodingKey {
         case sequence, connectionIndex, exchangeIndex, remoteAddress, stubID, responseIndex, builtinRoute,
             unmatched
-        case scenarioName, scenarioStateBefore, scenarioStateAfter, fault, status, bytesWritten, timestamps
+        case scenarioName, scenarioStateBefore, scenarioStateAfter, fault, delayMs, status, bytesWritten,
+            timestamps
         case method, uri, headers, body, bodyBase64
     }
 
@@ -83,6 +86,7 @@ public struct JournalEntry: Sendable, Encodable {
         try container.encodeIfPresent(scenarioStateBefore, forKey: .scenarioStateBefore)
         try container.encodeIfPresent(scenarioStateAfter, forKey: .scenarioStateAfter)
         try container.encodeIfPresent(fault, forKey: .fault)
+        try container.encodeIfPresent(delayMs, forKey: .delayMs)
         try container.encodeIfPresent(status, forKey: .status)
         try container.encode(bytesWritten, forKey: .bytesWritten)
         try container.encode(timestamps, forKey: .timestamps)

@@ -201,7 +201,8 @@ final class MockConnectionHandler: ChannelInboundHandler {
                 responseIndex: fields.responseIndex, builtinRoute: fields.builtinRoute,
                 unmatched: fields.unmatched,
                 scenarioName: fields.scenarioName, scenarioStateBefore: fields.stateBefore,
-                scenarioStateAfter: fields.stateAfter, fault: fields.fault, status: fields.status,
+                scenarioStateAfter: fields.stateAfter, fault: fields.fault, delayMs: fields.delayMs,
+                status: fields.status,
                 bytesWritten: 0,
                 timestamps: .init(
                     accepted: info.acceptedAt, firstByte: exchange.firstByte,
@@ -233,6 +234,7 @@ struct JournalFields: Sendable {
     var stateBefore: String?
     var stateAfter: String?
     var fault: String?
+    var delayMs: Int?
     var status: Int?
 
     init(status: Int?) { self.status = status }
@@ -244,6 +246,7 @@ struct JournalFields: Sendable {
         stateBefore = matched.stateBefore
         stateAfter = matched.stateAfter
         fault = matched.response.fault?.name
+        delayMs = matched.delayMs
         self.status = status
     }
 }
