@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CourierCore", targets: ["CourierCore"]),
         .library(name: "CourierCodable", targets: ["CourierCodable"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierMockServer", targets: ["CourierMockServer"]),
         .executable(name: "courier-mock", targets: ["courier-mock"]),
     ],
@@ -56,6 +57,25 @@ let package = Package(
             name: "CourierLinkageProbe",
             dependencies: ["CourierCore"],
             path: "Tools/CourierLinkageProbe"
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            path: "Modules/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "CourierCurl",
+            dependencies: ["CourierCore", "CCurl"],
+            path: "Modules/CourierCurl/Sources"
+        ),
+        .testTarget(
+            name: "CourierCurlTests",
+            dependencies: [
+                "CourierCurl", "CCurl", "CourierCodable", "CourierTesting", "CourierMockServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Modules/CourierCurl/Tests"
         ),
         // The mock server shares no code with the client it proves: it imports
         // none of the Courier client modules.

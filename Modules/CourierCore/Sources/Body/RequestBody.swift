@@ -137,3 +137,27 @@ final class OneShotStream: Sendable {
         })
     }
 }
+
+extension RequestBody {
+    /// A synchronous reader over a replayable body, for transports that read
+    /// it on a thread of their own (libcurl's read callback); `nil` for a
+    /// one-shot stream, which transports read with ``chunks(chunkSize:)``.
+    ///
+    /// Each reader starts at the beginning; files are opened while they are read.
+    public func makeReader(chunkSize: Int = 64 * 1024) -> RequestBodyReader? {
+        guard case .parts(let parts) = storage else { return nil }
+        return RequestBodyReader(BodyPartsReader(parts: parts, chunkSize: chunkSize))
+    }
+}
+
+/// Reads a replayable body chunk by chunk, synchronously. Reads block on file
+/// I/O: call it from a transport's own thread, never the concurrency pool.
+public final class RequestBodyReader: Sendable {
+    private let reader: BodyPartsReader
+
+    init(_ reader: BodyPartsReader) { self.reader = reader }
+
+    /// The next chunk, or `nil` at the end.
+    /// - Throws: ``CourierError/Code/invalidRequest`` when a file cannot be read.
+    public func next() throws -> [UInt8]? { try reader.next() }
+}

@@ -1,0 +1,282 @@
+import CCurl
+import CourierCore
+import Foundation
+import HTTPTypes
+
+/// One request in flight: its easy handle, callbacks' state and continuation.
+/// Created on the caller's task, then touched only on the transport's thread.
+final class CurlTransfer {
+    let id: UInt64
+    let handle: UnsafeMutableRawPointer
+    let request: OutgoingRequest
+    let options: TransportOptions
+    var continuation: CheckedContinuation<RawResponse, any Error>?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var bodyReader: RequestBodyReader?
+    private var pendingUpload: [UInt8] = []
+    private var uploadOffset = 0
+    private var uploaded: Int64 = 0
+    /// The status line and header lines of the latest response block.
+    private var headerLines: [String] = []
+    private var body: [UInt8] = []
+    private var file: FileHandle?
+    private var downloaded: Int64 = 0
+    private(set) var failure: TransportError?
+    /// libcurl's error buffer: the detail behind a failed transfer.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+
+    init(id: UInt64, handle: UnsafeMutableRawPointer, request: OutgoingRequest, options: TransportOptions) {
+        self.id = id
+        self.handle = handle
+        self.request = request
+        self.options = options
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+        curl_slist_free_all(headerList)
+        try? file?.close()
+        curl_easy_cleanup(handle)
+    }
+
+    /// Sets every option this request needs on a fresh handle.
+    func configure(_ settings: CurlTransport.Configuration) throws(TransportError) {
+        let head = request.head
+        guard let scheme = head.scheme, let authority = head.authority, let path = head.path else {
+            throw TransportError(.other, "the request has no scheme, authority or path")
+        }
+        let url = "\(scheme)://\(authority)\(path)"
+        try check(courier_easy_setopt_string(handle, CURLOPT_URL, url))
+        try check(courier_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+        try check(courier_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
+        errorBuffer.initialize(to: 0)
+        try check(courier_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+        try check(courier_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+        try check(courier_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
+        try check(courier_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
+        try check(
+            courier_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds))
+        if let timeout = options.timeout {
+            try check(
+                courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(timeout))))
+        }
+        try check(courier_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""))
+        try check(
+            courier_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize)))
+
+        let method = head.method.rawValue
+        var fields = head.headerFields
+        if let body = request.body {
+            try check(courier_easy_setopt_long(handle, CURLOPT_UPLOAD, 1))
+            if let length = body.length {
+                try check(courier_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(length)))
+            }
+            bodyReader = body.makeReader()
+            // libcurl would otherwise wait a second for `100 Continue` on large uploads.
+            fields[.expect] = nil
+            headerList = curl_slist_append(headerList, "Expect:")
+        }
+        if head.method == .head {
+            try check(courier_easy_setopt_long(handle, CURLOPT_NOBODY, 1))
+        } else if head.method != .get || request.body != nil {
+            try check(courier_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
+        }
+        for field in fields {
+            let value = field.value
+            if value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+                throw TransportError(.other, "header \(field.name) contains CR, LF or NUL")
+            }
+            // "Name;" sends an empty value; "Name:" would remove the header.
+            headerList = curl_slist_append(
+                headerList, value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)")
+        }
+        try check(courier_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try check(courier_easy_setopt_pointer(handle, CURLOPT_PRIVATE, context))
+        try check(courier_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
+        try check(courier_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
+        try check(courier_easy_setopt_pointer(handle, CURLOPT_READDATA, context))
+        try check(courier_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, curlWrite))
+        try check(courier_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, curlHeader))
+        try check(courier_easy_setopt_read_function(handle, CURLOPT_READFUNCTION, curlRead))
+        if let destination = options.destination { file = try Self.open(destination) }
+    }
+
+    // MARK: - Callbacks (on the transport's thread)
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        downloaded += Int64(bytes.count)
+        if let file {
+            do {
+                try file.write(contentsOf: bytes)
+            } catch {
+                failure = TransportError(.fileSystem, "writing the download failed: \(error)")
+                return 0
+            }
+        } else {
+            guard body.count + bytes.count <= options.maxBodySize else {
+                failure = TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
+                return 0
+            }
+            body.append(contentsOf: bytes)
+        }
+        options.progress?(TransferProgress(direction: .download, completed: downloaded, total: nil))
+        return bytes.count
+    }
+
+    func header(_ line: String) {
+        if line.hasPrefix("HTTP/") { headerLines = [] }
+        let trimmed = line.trimmingCharacters(in: .newlines)
+        if !trimmed.isEmpty { headerLines.append(trimmed) }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if uploadOffset >= pendingUpload.count {
+            do {
+                guard let next = try bodyReader?.next() else { return 0 }
+                pendingUpload = next
+                uploadOffset = 0
+            } catch {
+                failure = TransportError(.other, "reading the request body failed: \(error)")
+                return Int(CURL_READFUNC_ABORT)
+            }
+        }
+        let count = min(buffer.count, pendingUpload.count - uploadOffset)
+        pendingUpload.withUnsafeBytes { source in
+            guard let start = source.baseAddress, let target = buffer.baseAddress else { return }
+            target.copyMemory(from: start + uploadOffset, byteCount: count)
+        }
+        uploadOffset += count
+        uploaded += Int64(count)
+        options.progress?(
+            TransferProgress(direction: .upload, completed: uploaded, total: request.body?.length))
+        return count
+    }
+
+    // MARK: - Completion
+
+    /// What libcurl wrote into the error buffer, if anything.
+    var errorDetail: String { String(cString: errorBuffer) }
+
+    /// The response, once libcurl finished the transfer successfully.
+    func response() throws(TransportError) -> RawResponse {
+        guard let statusLine = headerLines.first else {
+            throw TransportError(.emptyResponse, "no response head")
+        }
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, let code = Int(parts[1]), (100...999).contains(code) else {
+            throw TransportError(.protocolError, "invalid status line: \(statusLine)")
+        }
+        var fields = HTTPFields()
+        for line in headerLines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon]))
+            else {
+                continue
+            }
+            fields.append(
+                HTTPField(
+                    name: name,
+                    value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+        }
+        let reason = parts.count > 2 ? String(parts[2]) : ""
+        let head = HTTPResponse(status: .init(code: code, reasonPhrase: reason), headerFields: fields)
+        var responseBody = ResponseBody.bytes(body)
+        if let file, let destination = options.destination {
+            try? file.close()
+            self.file = nil
+            responseBody = .file(destination.url)
+        }
+        return RawResponse(head: head, body: responseBody, metrics: metrics())
+    }
+
+    private func metrics() -> TransportMetrics {
+        func micro(_ info: CURLINFO) -> Duration? {
+            var value: curl_off_t = 0
+            guard courier_easy_getinfo_off_t(handle, info, &value) == CURLE_OK else { return nil }
+            return .microseconds(value)
+        }
+        func long(_ info: CURLINFO) -> Int? {
+            var value = 0
+            guard courier_easy_getinfo_long(handle, info, &value) == CURLE_OK else { return nil }
+            return value
+        }
+        let version: String? =
+            switch long(CURLINFO_HTTP_VERSION) {
+            case Int(CURL_HTTP_VERSION_1_0): "1.0"
+            case Int(CURL_HTTP_VERSION_1_1): "1.1"
+            case Int(CURL_HTTP_VERSION_2_0): "2"
+            case Int(CURL_HTTP_VERSION_3): "3"
+            default: nil
+            }
+        return TransportMetrics(
+            total: micro(CURLINFO_TOTAL_TIME_T), dnsLookup: micro(CURLINFO_NAMELOOKUP_TIME_T),
+            connect: micro(CURLINFO_CONNECT_TIME_T), tlsHandshake: micro(CURLINFO_APPCONNECT_TIME_T),
+            timeToFirstByte: micro(CURLINFO_STARTTRANSFER_TIME_T), bytesSent: uploaded,
+            bytesReceived: downloaded,
+            connectionReused: long(CURLINFO_NUM_CONNECTS).map { $0 == 0 }, httpVersion: version)
+    }
+
+    private func check(_ result: CURLcode) throws(TransportError) {
+        guard result == CURLE_OK else { throw CurlErrorMapping.error(result, detail: "setting an option") }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    private static func open(_ destination: DownloadDestination) throws(TransportError) -> FileHandle {
+        let files = FileManager.default
+        let url = destination.url
+        do {
+            if destination.options.contains(.createIntermediateDirectories) {
+                try files.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            if files.fileExists(atPath: url.path) {
+                guard destination.options.contains(.removePreviousFile) else {
+                    throw TransportError(.fileSystem, "\(url.path) exists and removePreviousFile is not set")
+                }
+                try files.removeItem(at: url)
+            }
+            guard files.createFile(atPath: url.path, contents: nil) else {
+                throw TransportError(.fileSystem, "cannot create \(url.path)")
+            }
+            return try FileHandle(forWritingTo: url)
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(.fileSystem, "cannot open \(url.path): \(error)")
+        }
+    }
+}
+
+// C callbacks: non-capturing, so they convert to C function pointers; the
+// transfer comes back through the user-data pointer.
+
+private func curlWrite(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.receive(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+private func curlHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let context, let data else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+    transfer.header(String(decoding: bytes, as: UTF8.self))
+    return size * count
+}
+
+private func curlRead(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    guard let context, let data else { return Int(CURL_READFUNC_ABORT) }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.read(into: UnsafeMutableRawBufferPointer(start: data, count: size * count))
+}

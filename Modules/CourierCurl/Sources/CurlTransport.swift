@@ -1,0 +1,109 @@
+import CCurl
+import CourierCore
+
+/// The default transport on Linux: libcurl's multi interface on a thread the
+/// transport owns, with connection reuse across requests.
+///
+/// ```swift
+/// let client = APIClient(transport: CurlTransport.shared, decoder: .codable)
+/// // or, scoped, always shut down:
+/// try await withCurlTransport { transport in … }
+/// ```
+///
+/// Redirects are not followed by libcurl: the response comes back as it is,
+/// so that Courier can apply its own cross-origin rules. TLS is verified.
+public final class CurlTransport: Transport {
+    /// Limits and timeouts for the transport.
+    public struct Configuration: Sendable {
+        /// Connections to one host at once; more requests wait.
+        public var maxConnectionsPerHost: Int
+        /// Connections in total.
+        public var maxConnections: Int
+        /// The longest a connection may take to establish, in milliseconds.
+        public var connectTimeoutMilliseconds: Int
+
+        /// Creates a configuration.
+        public init(
+            maxConnectionsPerHost: Int = 32, maxConnections: Int = 256,
+            connectTimeoutMilliseconds: Int = 10_000
+        ) {
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.maxConnections = maxConnections
+            self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        }
+    }
+
+    private let engine: CurlEngine
+    private let configuration: Configuration
+
+    /// Creates a transport with its own thread and connection cache.
+    /// - Throws: ``TransportError`` when libcurl cannot be initialised.
+    public init(configuration: Configuration = .init()) throws(TransportError) {
+        self.configuration = configuration
+        self.engine = try CurlEngine(configuration: configuration)
+    }
+
+    /// A process-wide transport that lives as long as the process.
+    public static let shared: CurlTransport = {
+        do {
+            return try CurlTransport()
+        } catch {
+            preconditionFailure("libcurl could not be initialised: \(error)")
+        }
+    }()
+
+    /// Sends the request through libcurl; see ``Transport`` for the contract.
+    public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+        try Task.checkCancellation()
+        var request = request
+        if let body = request.body, !body.isReplayable {
+            // libcurl's read callback is synchronous: a one-shot stream is
+            // gathered first (bounded), then sent from memory.
+            request.body = RequestBody(bytes: try await body.collect(upTo: options.maxBodySize))
+        }
+        guard let handle = curl_easy_init() else { throw TransportError(.other, "curl_easy_init failed") }
+        let transfer = CurlTransfer(id: engine.nextID(), handle: handle, request: request, options: options)
+        try transfer.configure(configuration)
+        let engine = self.engine
+        let id = transfer.id
+        let box = UncheckedTransfer(transfer: transfer)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<RawResponse, any Error>) in
+                box.transfer.continuation = continuation
+                if !engine.add(box.transfer) {
+                    box.transfer.continuation = nil
+                    continuation.resume(throwing: TransportError(.cancelled, "the transport is shut down"))
+                }
+            }
+        } onCancel: {
+            engine.cancel(id)
+        }
+    }
+
+    /// Fails what is in flight and stops the transport's thread.
+    public func shutdown() async { await engine.shutdown() }
+}
+
+/// Runs `body` with a new transport and shuts it down afterwards, whether
+/// `body` returns or throws.
+public func withCurlTransport<T: Sendable>(
+    configuration: CurlTransport.Configuration = .init(), _ body: (CurlTransport) async throws -> T
+) async throws -> T {
+    let transport = try CurlTransport(configuration: configuration)
+    do {
+        let result = try await body(transport)
+        await transport.shutdown()
+        return result
+    } catch {
+        await transport.shutdown()
+        throw error
+    }
+}
+
+/// Carries a transfer into the continuation closure.
+private struct UncheckedTransfer: @unchecked Sendable {
+    // Safe: the closure runs synchronously inside `send` before the transfer
+    // is handed to the engine; nothing else touches it until the handoff.
+    let transfer: CurlTransfer
+}
