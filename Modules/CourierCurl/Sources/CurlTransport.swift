@@ -1,5 +1,6 @@
 import CCurl
 import CourierCore
+import Foundation
 
 /// The default transport on Linux: libcurl's multi interface on a thread the
 /// transport owns, with connection reuse across requests.
@@ -21,15 +22,18 @@ public final class CurlTransport: Transport {
         public var maxConnections: Int
         /// The longest a connection may take to establish, in milliseconds.
         public var connectTimeoutMilliseconds: Int
+        /// How redirects are followed (by Courier, never by libcurl).
+        public var redirects: RedirectPolicy
 
         /// Creates a configuration.
         public init(
             maxConnectionsPerHost: Int = 32, maxConnections: Int = 256,
-            connectTimeoutMilliseconds: Int = 10_000
+            connectTimeoutMilliseconds: Int = 10_000, redirects: RedirectPolicy = .follow
         ) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxConnections = maxConnections
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+            self.redirects = redirects
         }
     }
 
@@ -61,6 +65,21 @@ public final class CurlTransport: Transport {
             // gathered first (bounded), then sent from memory.
             request.body = RequestBody(bytes: try await body.collect(upTo: options.maxBodySize))
         }
+        var visited: [String] = []
+        while true {
+            let response = try await perform(request, options: options)
+            guard
+                let next = try configuration.redirects.next(after: response, for: request, visited: &visited)
+            else {
+                return response
+            }
+            if case .file(let url) = response.body { try? FileManager.default.removeItem(at: url) }
+            request = next
+        }
+    }
+
+    /// One exchange through libcurl, without following redirects.
+    private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         guard let handle = curl_easy_init() else { throw TransportError(.other, "curl_easy_init failed") }
         let transfer = CurlTransfer(id: engine.nextID(), handle: handle, request: request, options: options)
         try transfer.configure(configuration)

@@ -31,6 +31,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let bodyTooLarge = Code("bodyTooLarge")
         /// Writing a download to its destination failed.
         public static let fileSystem = Code("fileSystem")
+        /// A redirect was not followed: a loop, too many hops, a refused target.
+        public static let redirectRefused = Code("redirectRefused")
         /// The request was cancelled.
         public static let cancelled = Code("cancelled")
         /// Anything else.

@@ -1,0 +1,119 @@
+import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// How a transport follows redirects: Courier decides, not the HTTP library,
+/// so that the same rules hold over every transport.
+///
+/// The rules:
+/// - only `http` and `https` targets, and never from `https` down to `http`
+///   unless ``allowsDowngrade``;
+/// - at most ``maxRedirects`` hops, and never the same URL twice (a loop);
+/// - on a hop to another origin (scheme, host or port), only the header
+///   fields in ``crossOriginHeaders`` are kept: `Authorization`, `Cookie`
+///   and every header an interceptor added are dropped;
+/// - a 303, or a 301/302 answering a POST, becomes a GET without a body;
+///   307 and 308 keep the method and the body, which must be replayable.
+public struct RedirectPolicy: Sendable {
+    /// Whether redirects are followed at all.
+    public var follows: Bool
+    /// The most hops followed.
+    public var maxRedirects: Int
+    /// Header fields kept on a cross-origin hop.
+    public var crossOriginHeaders: Set<HTTPField.Name>
+    /// Whether an `https` request may be redirected to `http`.
+    public var allowsDowngrade: Bool
+
+    /// Creates a policy.
+    public init(
+        follows: Bool = true, maxRedirects: Int = 5,
+        crossOriginHeaders: Set<HTTPField.Name> = RedirectPolicy.safeHeaders, allowsDowngrade: Bool = false
+    ) {
+        self.follows = follows
+        self.maxRedirects = maxRedirects
+        self.crossOriginHeaders = crossOriginHeaders
+        self.allowsDowngrade = allowsDowngrade
+    }
+
+    /// Headers that carry no credentials: `Accept`, `Accept-Encoding`,
+    /// `Accept-Language`, `User-Agent`, `Cache-Control`.
+    public static let safeHeaders: Set<HTTPField.Name> = [
+        .accept, .acceptEncoding, .acceptLanguage, .userAgent, .cacheControl,
+    ]
+
+    /// Follow up to five hops with the rules above.
+    public static let follow = RedirectPolicy()
+    /// Return redirect responses as they are.
+    public static let never = RedirectPolicy(follows: false)
+
+    /// The request to send after `response`, or `nil` when it is not a
+    /// redirect to follow.
+    ///
+    /// - Parameters:
+    ///   - response: The response just received.
+    ///   - request: The request that got it.
+    ///   - visited: Every URL requested so far in this exchange, updated here.
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/redirectRefused``
+    ///   for a loop, too many hops, a bad target or a body that cannot be resent.
+    public func next(after response: RawResponse, for request: OutgoingRequest, visited: inout [String])
+        throws(TransportError) -> OutgoingRequest?
+    {
+        let status = response.statusCode
+        guard follows, [301, 302, 303, 307, 308].contains(status),
+            let location = response.headers[.location], !location.isEmpty
+        else { return nil }
+        let current = Self.url(of: request.head)
+        if visited.isEmpty { visited.append(current) }
+        guard visited.count <= maxRedirects else {
+            throw TransportError(.redirectRefused, "more than \(maxRedirects) redirects")
+        }
+        guard let base = URL(string: current),
+            let target = URL(string: location, relativeTo: base)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), let host = target.host, !host.isEmpty
+        else { throw TransportError(.redirectRefused, "invalid redirect target \(location)") }
+        guard scheme == "http" || scheme == "https" else {
+            throw TransportError(.redirectRefused, "redirect to a \(scheme) URL refused")
+        }
+        if request.head.scheme == "https", scheme == "http", !allowsDowngrade {
+            throw TransportError(.redirectRefused, "redirect from https to http refused")
+        }
+        let absolute = target.absoluteString
+        guard !visited.contains(absolute) else {
+            throw TransportError(.redirectRefused, "redirect loop at \(absolute)")
+        }
+        visited.append(absolute)
+
+        var head = request.head
+        var body = request.body
+        if status == 303 || ((status == 301 || status == 302) && head.method == .post) {
+            if head.method != .head { head.method = .get }
+            body = nil
+            head.headerFields[.contentType] = nil
+            head.headerFields[.contentLength] = nil
+        } else if let body, !body.isReplayable {
+            throw TransportError(
+                .redirectRefused, "a \(status) redirect needs the body again, but it is a one-shot stream")
+        }
+        let port = target.port.map { ":\($0)" } ?? ""
+        let authority = (host.contains(":") ? "[\(host)]" : host) + port
+        let sameOrigin =
+            head.scheme?.lowercased() == scheme && head.authority?.lowercased() == authority.lowercased()
+        if !sameOrigin {
+            head.headerFields = HTTPFields(head.headerFields.filter { crossOriginHeaders.contains($0.name) })
+        }
+        head.scheme = scheme
+        head.authority = authority
+        let query = target.query(percentEncoded: true).map { "?\($0)" } ?? ""
+        let path = target.path(percentEncoded: true)
+        head.path = (path.isEmpty ? "/" : path) + query
+        return OutgoingRequest(head: head, body: body)
+    }
+
+    private static func url(of head: HTTPRequest) -> String {
+        "\(head.scheme ?? "http")://\(head.authority ?? "")\(head.path ?? "/")"
+    }
+}
