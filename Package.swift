@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CourierCodable", targets: ["CourierCodable"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
+        .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierMockServer", targets: ["CourierMockServer"]),
         .executable(name: "courier-mock", targets: ["courier-mock"]),
     ],
@@ -71,11 +72,22 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCurlTests",
+            dependencies: ["CourierCurl", "CCurl"],
+            path: "Modules/CourierCurl/Tests"
+        ),
+        // One suite over every transport, against the mock server on real sockets.
+        .testTarget(
+            name: "TransportConformanceTests",
             dependencies: [
-                "CourierCurl", "CCurl", "CourierCodable", "CourierTesting", "CourierMockServer",
+                "CourierCurl", "CourierURLSession", "CourierCodable", "CourierTesting", "CourierMockServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Modules/CourierCurl/Tests"
+            path: "Modules/TransportConformance/Tests"
+        ),
+        .target(
+            name: "CourierURLSession",
+            dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierURLSession/Sources"
         ),
         // The mock server shares no code with the client it proves: it imports
         // none of the Courier client modules.

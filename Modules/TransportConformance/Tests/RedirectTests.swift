@@ -1,11 +1,12 @@
 import CourierCore
 import CourierCurl
 import CourierMockServer
+import CourierURLSession
 import HTTPTypes
 import Testing
 
 /// Courier follows redirects itself, with the same rules over every transport.
-struct CurlRedirectTests {
+struct RedirectTests {
     func request(
         _ server: MockServer, _ path: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
         body: RequestBody? = nil
@@ -19,9 +20,10 @@ struct CurlRedirectTests {
             body: body)
     }
 
-    @Test func followsSameOriginHopsKeepingCredentials() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func followsSameOriginHopsKeepingCredentials(kind: TransportKind) async throws {
         try await withMockServer { server async throws in
-            let response = try await CurlTransport.shared.send(
+            let response = try await kind.transport.send(
                 request(server, "/redirect/3", headers: [.authorization: "Bearer secret"]), options: .init())
             #expect(response.statusCode == 200)
             #expect(
@@ -33,7 +35,8 @@ struct CurlRedirectTests {
         }
     }
 
-    @Test func crossOriginHopsDropCredentialsAndInterceptorHeaders() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func crossOriginHopsDropCredentialsAndInterceptorHeaders(kind: TransportKind) async throws {
         try await withMockServer { other async throws in
             try await withMockServer { server async throws in
                 let target = "http%3A%2F%2F127.0.0.1%3A\(other.port)%2Fanything"
@@ -41,7 +44,7 @@ struct CurlRedirectTests {
                     .authorization: "Bearer secret", .cookie: "session=1", .accept: "application/json",
                 ]
                 headers[HTTPField.Name("X-Signature") ?? .accept] = "signed"
-                let response = try await CurlTransport.shared.send(
+                let response = try await kind.transport.send(
                     request(server, "/redirect-to?url=\(target)", headers: headers), options: .init())
                 #expect(response.statusCode == 200)
                 let arrived = try #require(other.journal.entries.first)
@@ -53,10 +56,13 @@ struct CurlRedirectTests {
         }
     }
 
-    @Test(arguments: [(302, "GET", 0), (303, "GET", 0), (307, "POST", 5), (308, "POST", 5)])
-    func methodAndBodyPerStatus(status: Int, method: String, bodyLength: Int) async throws {
+    @Test(
+        arguments: TransportKind.allCases,
+        [(302, "GET", 0), (303, "GET", 0), (307, "POST", 5), (308, "POST", 5)])
+    func methodAndBodyPerStatus(kind: TransportKind, expected: (Int, String, Int)) async throws {
+        let (status, method, bodyLength) = expected
         try await withMockServer { server async throws in
-            let response = try await CurlTransport.shared.send(
+            let response = try await kind.transport.send(
                 request(
                     server, "/redirect-to?url=%2Fanything&status=\(status)", method: .post,
                     headers: [.contentType: "text/plain"], body: RequestBody(bytes: Array("hello".utf8))),
@@ -68,7 +74,8 @@ struct CurlRedirectTests {
         }
     }
 
-    @Test func loopsLimitsAndBadTargetsAreRefused() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func loopsLimitsAndBadTargetsAreRefused(kind: TransportKind) async throws {
         let stubs = try ContractLoader.parse(
             Array(
                 #"""
@@ -81,13 +88,13 @@ struct CurlRedirectTests {
         try await withMockServer(.init(stubs: stubs)) { server async throws in
             for path in ["/a", "/redirect/9", "/ftp"] {
                 do {
-                    _ = try await CurlTransport.shared.send(request(server, path), options: .init())
+                    _ = try await kind.transport.send(request(server, path), options: .init())
                     Issue.record("\(path) was followed")
                 } catch let error as TransportError {
                     #expect(error.code == .redirectRefused, "\(path): \(error)")
                 }
             }
-            try await withCurlTransport(configuration: .init(redirects: .never)) { transport async throws in
+            try await kind.withFresh(redirects: .never) { transport async throws in
                 #expect(
                     try await transport.send(request(server, "/redirect/1"), options: .init()).statusCode
                         == 302)

@@ -1,0 +1,112 @@
+import CourierCore
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The session's delegate: routes callbacks to each task's ``TaskState``.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
+    private let states = Mutex<[Int: TaskState]>([:])
+
+    func register(_ state: TaskState, for identifier: Int) { states.withLock { $0[identifier] = state } }
+
+    private func state(_ task: URLSessionTask) -> TaskState? { states.withLock { $0[task.taskIdentifier] } }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        if let http = response as? HTTPURLResponse { state(dataTask)?.received(http) }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if state(dataTask)?.append(data) == false { dataTask.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        guard let state = state(task) else { return }
+        state.options.progress?(
+            TransferProgress(direction: .upload, completed: totalBytesSent, total: state.uploadTotal))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        // Courier's RedirectPolicy decides; URLSession returns the 3xx as it is.
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
+    ) {
+        guard let state = state(downloadTask) else { return }
+        if let http = downloadTask.response as? HTTPURLResponse { state.received(http) }
+        state.downloaded(to: location)
+    }
+
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
+        state(downloadTask)?.wrote(totalBytesWritten)
+        state(downloadTask)?.options.progress?(
+            TransferProgress(
+                direction: .download, completed: totalBytesWritten,
+                total: totalBytesExpectedToWrite > 0 ? totalBytesExpectedToWrite : nil))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let state = states.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        if let http = task.response as? HTTPURLResponse { state?.received(http) }
+        state?.finish(error: error)
+    }
+}
+
+/// URLError codes to Courier transport error codes.
+enum URLErrorMapping {
+    static func map(_ error: any Error) -> TransportError {
+        guard let urlError = error as? URLError else { return TransportError(.other, "\(error)") }
+        let text = urlError.localizedDescription
+        let message = "\(text) (URLError \(urlError.code.rawValue))"
+        // FoundationNetworking reports many libcurl failures as `unknown` (or
+        // `unsupportedURL`) carrying libcurl's text: classify those by it.
+        if urlError.code == .unknown || urlError.code == .unsupportedURL {
+            let lower = text.lowercased()
+            if lower.contains("chunk") || lower.contains("response code")
+                || lower.contains("weird server reply")
+            {
+                return TransportError(.protocolError, message)
+            }
+            if lower.contains("transfer closed") || lower.contains("connection reset")
+                || lower.contains("recv failure")
+            {
+                return TransportError(.connectionReset, message)
+            }
+            if lower.contains("empty reply") { return TransportError(.emptyResponse, message) }
+        }
+        let code: TransportError.Code =
+            switch urlError.code {
+            case .cannotFindHost, .dnsLookupFailed: .dnsFailure
+            case .cannotConnectToHost, .notConnectedToInternet: .connectionFailed
+            case .networkConnectionLost: .connectionReset
+            case .timedOut: .timedOut
+            case .cancelled: .cancelled
+            case .zeroByteResource, .badServerResponse: .emptyResponse
+            case .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData: .protocolError
+            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+                .tls
+            case .dataLengthExceedsMaximum: .bodyTooLarge
+            case .cannotWriteToFile, .cannotCreateFile, .cannotMoveFile: .fileSystem
+            default: .other
+            }
+        return TransportError(code, message)
+    }
+}

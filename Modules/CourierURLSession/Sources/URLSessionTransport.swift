@@ -1,0 +1,224 @@
+import CourierCore
+import Foundation
+import HTTPTypes
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A ``Transport`` over URLSession (FoundationNetworking on Linux).
+///
+/// Redirects are followed by Courier's ``RedirectPolicy``, not by URLSession,
+/// so the cross-origin rules match every other transport. The per-request
+/// timeout is a total deadline, enforced by the transport (URLSession's own
+/// timeout only measures idle time). Gaps on Linux are listed in the
+/// module's README.
+public final class URLSessionTransport: Transport {
+    private let session: URLSession
+    private let delegate: SessionDelegate
+    private let redirects: RedirectPolicy
+
+    /// Creates a transport with its own ephemeral session.
+    public init(configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow) {
+        let delegate = SessionDelegate()
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.delegate = delegate
+        self.redirects = redirects
+    }
+
+    /// A process-wide transport.
+    public static let shared = URLSessionTransport()
+
+    /// Sends the request; see ``Transport`` for the contract.
+    public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+        try Task.checkCancellation()
+        var request = request
+        if let body = request.body, !body.isReplayable {
+            request.body = RequestBody(bytes: try await body.collect(upTo: options.maxBodySize))
+        }
+        var visited: [String] = []
+        while true {
+            let response = try await perform(request, options: options)
+            guard let next = try redirects.next(after: response, for: request, visited: &visited) else {
+                return response
+            }
+            if case .file(let url) = response.body { try? FileManager.default.removeItem(at: url) }
+            request = next
+        }
+    }
+
+    /// Cancels everything and invalidates the session.
+    public func shutdown() { session.invalidateAndCancel() }
+
+    private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+        let urlRequest = try Self.urlRequest(request, options: options)
+        let task: URLSessionTask
+        if options.destination != nil {
+            task = session.downloadTask(with: urlRequest)
+        } else if let body = request.body {
+            if let parts = body.parts, parts.count == 1, case .file(let url, _) = parts[0] {
+                task = session.uploadTask(with: urlRequest, fromFile: url)
+            } else {
+                task = session.uploadTask(with: urlRequest, from: Data(try await body.collect(upTo: Int.max)))
+            }
+        } else {
+            task = session.dataTask(with: urlRequest)
+        }
+        let state = TaskState(options: options, uploadTotal: request.body?.length)
+        let deadline = options.timeout.map { timeout in
+            Task {
+                try await Task.sleep(for: timeout)
+                state.fail(TransportError(.timedOut, "no complete response within \(timeout)"))
+                task.cancel()
+            }
+        }
+        defer { deadline?.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<RawResponse, any Error>) in
+                state.start(continuation)
+                delegate.register(state, for: task.taskIdentifier)
+                task.resume()
+            }
+        } onCancel: {
+            state.fail(TransportError(.cancelled, "the request was cancelled"))
+            task.cancel()
+        }
+    }
+
+    private static func urlRequest(_ request: OutgoingRequest, options: TransportOptions)
+        throws(TransportError)
+        -> URLRequest
+    {
+        let head = request.head
+        guard let scheme = head.scheme, let authority = head.authority, let path = head.path,
+            let url = URL(string: "\(scheme)://\(authority)\(path)")
+        else { throw TransportError(.other, "the request has no valid URL") }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = head.method.rawValue
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        if let timeout = options.timeout {
+            let (seconds, attoseconds) = timeout.components
+            urlRequest.timeoutInterval = max(0.001, Double(seconds) + Double(attoseconds) / 1e18)
+        }
+        for field in head.headerFields {
+            if field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+                throw TransportError(.other, "header \(field.name) contains CR, LF or NUL")
+            }
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        return urlRequest
+    }
+}
+
+/// One task's progress and outcome, shared by the delegate and the caller.
+final class TaskState: Sendable {
+    private struct Storage {
+        var continuation: CheckedContinuation<RawResponse, any Error>?
+        var response: HTTPURLResponse?
+        var body: [UInt8] = []
+        var file: URL?
+        var failure: TransportError?
+        var received: Int64 = 0
+    }
+
+    let options: TransportOptions
+    let uploadTotal: Int64?
+    private let storage = Mutex(Storage())
+
+    init(options: TransportOptions, uploadTotal: Int64?) {
+        self.options = options
+        self.uploadTotal = uploadTotal
+    }
+
+    func start(_ continuation: CheckedContinuation<RawResponse, any Error>) {
+        let failure = storage.withLock { storage in
+            storage.continuation = continuation
+            return storage.failure
+        }
+        if failure != nil { finish(error: nil) }
+    }
+
+    /// Records why the task will end; the first reason wins.
+    func fail(_ error: TransportError) {
+        storage.withLock { storage in
+            if storage.failure == nil { storage.failure = error }
+        }
+    }
+
+    func received(_ response: HTTPURLResponse) { storage.withLock { $0.response = response } }
+
+    /// Records how many bytes a download has written so far.
+    func wrote(_ total: Int64) { storage.withLock { $0.received = total } }
+
+    /// Appends body bytes; returns false when the limit is exceeded.
+    func append(_ data: Data) -> Bool {
+        let (ok, total) = storage.withLock { storage -> (Bool, Int64) in
+            guard storage.body.count + data.count <= options.maxBodySize else {
+                storage.failure =
+                    storage.failure
+                    ?? TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
+                return (false, storage.received)
+            }
+            storage.body += data
+            storage.received += Int64(data.count)
+            return (true, storage.received)
+        }
+        if ok { options.progress?(TransferProgress(direction: .download, completed: total, total: nil)) }
+        return ok
+    }
+
+    func downloaded(to location: URL) {
+        guard let destination = options.destination else { return }
+        let files = FileManager.default
+        do {
+            if destination.options.contains(.createIntermediateDirectories) {
+                try files.createDirectory(
+                    at: destination.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            if files.fileExists(atPath: destination.url.path) {
+                guard destination.options.contains(.removePreviousFile) else {
+                    fail(
+                        TransportError(
+                            .fileSystem, "\(destination.url.path) exists and removePreviousFile is not set"))
+                    return
+                }
+                try files.removeItem(at: destination.url)
+            }
+            try files.moveItem(at: location, to: destination.url)
+            storage.withLock { $0.file = destination.url }
+        } catch {
+            fail(TransportError(.fileSystem, "moving the download failed: \(error)"))
+        }
+    }
+
+    func finish(error: (any Error)?) {
+        let (continuation, outcome) = storage.withLock {
+            storage -> (CheckedContinuation<RawResponse, any Error>?, Result<RawResponse, any Error>) in
+            defer { storage.continuation = nil }
+            if let failure = storage.failure { return (storage.continuation, .failure(failure)) }
+            if let error { return (storage.continuation, .failure(URLErrorMapping.map(error))) }
+            guard let response = storage.response else {
+                return (storage.continuation, .failure(TransportError(.emptyResponse, "no response")))
+            }
+            var fields = HTTPFields()
+            for (key, value) in response.allHeaderFields {
+                guard let text = key as? String, let name = HTTPField.Name(text), let value = value as? String
+                else {
+                    continue
+                }
+                fields.append(HTTPField(name: name, value: value))
+            }
+            let head = HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
+            let body: ResponseBody = storage.file.map { .file($0) } ?? .bytes(storage.body)
+            let metrics = TransportMetrics(bytesReceived: storage.received)
+            return (storage.continuation, .success(RawResponse(head: head, body: body, metrics: metrics)))
+        }
+        continuation?.resume(with: outcome)
+    }
+}
