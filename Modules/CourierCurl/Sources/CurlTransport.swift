@@ -59,22 +59,9 @@ public final class CurlTransport: Transport {
     /// Sends the request through libcurl; see ``Transport`` for the contract.
     public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         try Task.checkCancellation()
-        var request = request
-        if let body = request.body, !body.isReplayable {
-            // libcurl's read callback is synchronous: a one-shot stream is
-            // gathered first (bounded), then sent from memory.
-            request.body = RequestBody(bytes: try await body.collect(upTo: options.maxBodySize))
-        }
-        var visited: [String] = []
-        while true {
-            let response = try await perform(request, options: options)
-            guard
-                let next = try configuration.redirects.next(after: response, for: request, visited: &visited)
-            else {
-                return response
-            }
-            if case .file(let url) = response.body { try? FileManager.default.removeItem(at: url) }
-            request = next
+        return try await configuration.redirects.exchange(request, bodyLimit: options.maxBodySize) {
+            request in
+            try await perform(request, options: options)
         }
     }
 

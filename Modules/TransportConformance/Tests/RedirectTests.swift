@@ -7,19 +7,6 @@ import Testing
 
 /// Courier follows redirects itself, with the same rules over every transport.
 struct RedirectTests {
-    func request(
-        _ server: MockServer, _ path: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
-        body: RequestBody? = nil
-    )
-        -> OutgoingRequest
-    {
-        OutgoingRequest(
-            head: HTTPRequest(
-                method: method, scheme: "http", authority: "127.0.0.1:\(server.port)", path: path,
-                headerFields: headers),
-            body: body)
-    }
-
     @Test(arguments: TransportKind.allCases)
     func followsSameOriginHopsKeepingCredentials(kind: TransportKind) async throws {
         try await withMockServer { server async throws in

@@ -15,19 +15,6 @@ struct TransportTests {
     static let contracts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../../ContractTests/Contracts").standardizedFileURL
 
-    func request(
-        _ server: MockServer, _ path: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
-        body: RequestBody? = nil
-    )
-        -> OutgoingRequest
-    {
-        OutgoingRequest(
-            head: HTTPRequest(
-                method: method, scheme: "http", authority: "127.0.0.1:\(server.port)", path: path,
-                headerFields: headers),
-            body: body)
-    }
-
     func json(_ response: RawResponse) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: Data(response.body.bytes ?? []))
         return object as? [String: Any] ?? [:]

@@ -117,3 +117,33 @@ public struct RedirectPolicy: Sendable {
         "\(head.scheme ?? "http")://\(head.authority ?? "")\(head.path ?? "/")"
     }
 }
+
+extension RedirectPolicy {
+    /// Runs a whole exchange for a transport: `perform` sends one request
+    /// without following redirects; this follows them by the policy's rules,
+    /// deleting the body file of each redirect response that was downloaded.
+    ///
+    /// A one-shot stream body is gathered first (at most `bodyLimit` bytes),
+    /// so that a 307/308 can send it again and transports that read bodies
+    /// synchronously can read it.
+    /// - Throws: Whatever `perform` throws, and ``TransportError`` with code
+    ///   ``TransportError/Code/redirectRefused``.
+    public func exchange(
+        _ request: OutgoingRequest, bodyLimit: Int,
+        perform: (OutgoingRequest) async throws -> RawResponse
+    ) async throws -> RawResponse {
+        var request = request
+        if let body = request.body, !body.isReplayable {
+            request.body = RequestBody(bytes: try await body.collect(upTo: bodyLimit))
+        }
+        var visited: [String] = []
+        while true {
+            let response = try await perform(request)
+            guard let next = try next(after: response, for: request, visited: &visited) else {
+                return response
+            }
+            if case .file(let url) = response.body { try? FileManager.default.removeItem(at: url) }
+            request = next
+        }
+    }
+}
