@@ -45,7 +45,7 @@ let package = Package(
         ),
         .target(
             name: "Courier",
-            dependencies: ["CourierCore", "CourierCodable"],
+            dependencies: ["CourierCore", "CourierCodable", "CourierCurl"],
             path: "Modules/Courier/Sources"
         ),
         .executableTarget(

@@ -21,6 +21,10 @@ final class CurlTransfer {
     private var body: [UInt8] = []
     private var file: FileHandle?
     private var downloaded: Int64 = 0
+    /// Bytes of response heads received, redirects and 1xx included.
+    private var headerBytes = 0
+    /// The most response-head bytes accepted before the transfer is aborted.
+    static let maxHeaderBytes = 256 * 1024
     private(set) var failure: TransportError?
     /// libcurl's error buffer: the detail behind a failed transfer.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -125,10 +129,18 @@ final class CurlTransfer {
         return bytes.count
     }
 
-    func header(_ line: String) {
+    /// Returns false to abort when the response head grows past the limit.
+    func header(_ line: String) -> Bool {
+        headerBytes += line.utf8.count
+        guard headerBytes <= CurlTransfer.maxHeaderBytes else {
+            failure = TransportError(
+                .protocolError, "the response head exceeds \(CurlTransfer.maxHeaderBytes) bytes")
+            return false
+        }
         if line.hasPrefix("HTTP/") { headerLines = [] }
         let trimmed = line.trimmingCharacters(in: .newlines)
         if !trimmed.isEmpty { headerLines.append(trimmed) }
+        return true
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -269,8 +281,7 @@ private func curlHeader(
     guard let context, let data else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-    transfer.header(String(decoding: bytes, as: UTF8.self))
-    return size * count
+    return transfer.header(String(decoding: bytes, as: UTF8.self)) ? size * count : 0
 }
 
 private func curlRead(

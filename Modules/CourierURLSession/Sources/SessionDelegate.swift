@@ -79,9 +79,10 @@ enum URLErrorMapping {
         // `unsupportedURL`) carrying libcurl's text: classify those by it.
         if urlError.code == .unknown || urlError.code == .unsupportedURL {
             let lower = text.lowercased()
-            if lower.contains("chunk") || lower.contains("response code")
-                || lower.contains("weird server reply")
-            {
+            let protocolMarkers = [
+                "chunk", "response code", "weird server reply", "http/0.9", "response headers",
+            ]
+            if protocolMarkers.contains(where: lower.contains) {
                 return TransportError(.protocolError, message)
             }
             if lower.contains("transfer closed") || lower.contains("connection reset")

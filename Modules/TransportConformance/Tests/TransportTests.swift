@@ -141,6 +141,9 @@ struct TransportTests {
             (#""invalidStatusLine""#, .protocolError),
             (#""malformedChunk""#, .protocolError),
             (#""endlessBody""#, .bodyTooLarge),
+            (#""endlessHeaders""#, .protocolError),
+            (#"{"name": "contentLengthMismatch", "extra": 5}"#, .connectionReset),
+            (#"{"name": "garbageThenClose", "bytes": 64, "seed": 3}"#, .protocolError),
         ])
     func faultsGiveTypedErrors(kind: TransportKind, fault: (String, TransportError.Code)) async throws {
         let (fault, expected) = fault
