@@ -65,6 +65,7 @@ final class CurlTransfer {
                 courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(timeout))))
         }
         try check(courier_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""))
+        try applyConnectionSettings(settings)
         try check(
             courier_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize)))
 
@@ -105,6 +106,31 @@ final class CurlTransfer {
         try check(courier_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, curlHeader))
         try check(courier_easy_setopt_read_function(handle, CURLOPT_READFUNCTION, curlRead))
         if let destination = options.destination { file = try Self.open(destination) }
+    }
+
+    private func applyConnectionSettings(_ settings: CurlTransport.Configuration) throws(TransportError) {
+        if let (rate, seconds) = settings.lowSpeedLimit {
+            try check(courier_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, rate))
+            try check(courier_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, seconds))
+        }
+        let version: Int32 =
+            switch settings.httpVersion {
+            case .automatic: Int32(CURL_HTTP_VERSION_2TLS)
+            case .http1: Int32(CURL_HTTP_VERSION_1_1)
+            case .http2PriorKnowledge: Int32(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+            }
+        try check(courier_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(version)))
+        if let proxy = settings.proxy { try check(courier_easy_setopt_string(handle, CURLOPT_PROXY, proxy)) }
+        if let bundle = settings.caBundlePath {
+            try check(courier_easy_setopt_string(handle, CURLOPT_CAINFO, bundle))
+        }
+        if let (certificate, key) = settings.clientCertificate {
+            try check(courier_easy_setopt_string(handle, CURLOPT_SSLCERT, certificate))
+            try check(courier_easy_setopt_string(handle, CURLOPT_SSLKEY, key))
+        }
+        if let pins = settings.pinnedPublicKeys {
+            try check(courier_easy_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, pins))
+        }
     }
 
     // MARK: - Callbacks (on the transport's thread)

@@ -16,24 +16,57 @@ import Foundation
 public final class CurlTransport: Transport {
     /// Limits and timeouts for the transport.
     public struct Configuration: Sendable {
+        /// Which HTTP version to speak.
+        public enum HTTPVersion: Sendable, Hashable {
+            /// HTTP/2 over TLS when the server offers it, else HTTP/1.1 (the default).
+            case automatic
+            /// HTTP/1.1 only.
+            case http1
+            /// HTTP/2 without upgrade ("prior knowledge"), also over plain TCP.
+            case http2PriorKnowledge
+        }
+
         /// Connections to one host at once; more requests wait.
         public var maxConnectionsPerHost: Int
         /// Connections in total.
         public var maxConnections: Int
         /// The longest a connection may take to establish, in milliseconds.
         public var connectTimeoutMilliseconds: Int
+        /// Abort a transfer slower than `bytesPerSecond` for `seconds`; `nil` never.
+        public var lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)?
         /// How redirects are followed (by Courier, never by libcurl).
         public var redirects: RedirectPolicy
+        /// Which HTTP version to speak.
+        public var httpVersion: HTTPVersion
+        /// A proxy URL (`http://host:port`); `nil` uses libcurl's environment
+        /// rules (`http_proxy`, `https_proxy`, `no_proxy`).
+        public var proxy: String?
+        /// A CA bundle file to verify servers with instead of the system's.
+        public var caBundlePath: String?
+        /// A client certificate and its key (PEM files) for mutual TLS.
+        public var clientCertificate: (certificatePath: String, keyPath: String)?
+        /// Pinned public keys: `sha256//<base64>;sha256//<base64>`, or a key file path.
+        public var pinnedPublicKeys: String?
 
-        /// Creates a configuration.
+        /// Creates a configuration; TLS is always verified.
         public init(
             maxConnectionsPerHost: Int = 32, maxConnections: Int = 256,
-            connectTimeoutMilliseconds: Int = 10_000, redirects: RedirectPolicy = .follow
+            connectTimeoutMilliseconds: Int = 10_000,
+            lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)? = nil, redirects: RedirectPolicy = .follow,
+            httpVersion: HTTPVersion = .automatic, proxy: String? = nil, caBundlePath: String? = nil,
+            clientCertificate: (certificatePath: String, keyPath: String)? = nil,
+            pinnedPublicKeys: String? = nil
         ) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxConnections = maxConnections
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+            self.lowSpeedLimit = lowSpeedLimit
             self.redirects = redirects
+            self.httpVersion = httpVersion
+            self.proxy = proxy
+            self.caBundlePath = caBundlePath
+            self.clientCertificate = clientCertificate
+            self.pinnedPublicKeys = pinnedPublicKeys
         }
     }
 
