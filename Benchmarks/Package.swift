@@ -1,0 +1,27 @@
+// swift-tools-version: 6.1
+// Benchmarks: a package of its own, so CI never builds the peers it compares against.
+
+import PackageDescription
+
+let package = Package(
+    name: "CourierBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        // Named, so the root checkout can live in a folder of any name.
+        .package(name: "Courier", path: ".."),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    ],
+    targets: [
+        // The baseline: libcurl driven from C, as an application in C would.
+        .target(name: "CRawCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .executableTarget(
+            name: "courier-bench",
+            dependencies: [
+                "CRawCurl",
+                .product(name: "CourierCurl", package: "Courier"),
+                .product(name: "CourierURLSession", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+    ]
+)

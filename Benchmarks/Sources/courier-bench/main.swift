@@ -1,0 +1,202 @@
+// Transport benchmark: raw C libcurl, CourierCurl, CourierURLSession and
+// AsyncHTTPClient side by side in one run, rounds interleaved, medians and
+// ratios to raw libcurl. CPU µs per request comes from getrusage (the whole
+// process: client threads, not the server, which runs in nginx).
+//
+// Usage: courier-bench BASE_URL [rounds]
+// BASE_URL serves /small (764 B), /large (100 KB) and /download (64 MiB).
+
+import AsyncHTTPClient
+import CRawCurl
+import CourierCore
+import CourierCurl
+import CourierURLSession
+import Foundation
+import HTTPTypes
+import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: courier-bench BASE_URL [rounds]\n".utf8))
+    exit(2)
+}
+let base = arguments[1]
+let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
+
+struct Workload {
+    let name: String
+    let path: String
+    let requests: Int
+    let concurrency: Int
+    let download: Bool
+}
+
+let workloads = [
+    Workload(name: "sequential GET 764 B", path: "/small", requests: 3000, concurrency: 1, download: false),
+    Workload(
+        name: "32 concurrent GETs 764 B", path: "/small", requests: 12000, concurrency: 32, download: false),
+    Workload(
+        name: "32 concurrent GETs 100 KB", path: "/large", requests: 3000, concurrency: 32, download: false),
+    Workload(
+        name: "64 MiB download to a file", path: "/download", requests: 1, concurrency: 1, download: true),
+]
+
+enum Contender: String, CaseIterable {
+    case raw = "raw C libcurl"
+    case curl = "CourierCurl"
+    case urlSession = "CourierURLSession"
+    case ahc = "AsyncHTTPClient"
+}
+
+/// CPU seconds used by the process so far.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// Runs blocking C on a thread of its own, never on the concurrency pool.
+func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
+}
+
+let curl = CurlTransport.shared
+let session = URLSessionTransport.shared
+let ahc = HTTPClient(eventLoopGroupProvider: .singleton)
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(getpid())")
+try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+
+func courierRequest(_ path: String) -> OutgoingRequest {
+    guard let url = URL(string: base + path) else {
+        FileHandle.standardError.write(Data("bad URL \(base + path)\n".utf8))
+        exit(2)
+    }
+    return OutgoingRequest(head: HTTPRequest(method: .get, url: url))
+}
+
+/// Sends `count` requests with `concurrency` workers; returns how many succeeded.
+func run(_ contender: Contender, _ workload: Workload) async throws -> Int {
+    let url = base + workload.path
+    if workload.download {
+        let file = scratch.appendingPathComponent("\(contender).bin")
+        try? FileManager.default.removeItem(at: file)
+        switch contender {
+        case .raw:
+            let path = file.path
+            return await onThread { courier_raw_download(url, path) } > 0 ? 1 : 0
+        case .curl, .urlSession:
+            let transport: any Transport = contender == .curl ? curl : session
+            let response = try await transport.send(
+                courierRequest(workload.path), options: .init(destination: DownloadDestination(file)))
+            return response.statusCode == 200 ? 1 : 0
+        case .ahc:
+            let delegate = try FileDownloadDelegate(path: file.path)
+            let response = try await ahc.execute(request: HTTPClient.Request(url: url), delegate: delegate)
+                .get()
+            return response.totalBytes ?? 0 > 0 ? 1 : 0
+        }
+    }
+    if contender == .raw {
+        let count = workload.requests
+        let inflight = workload.concurrency
+        return await onThread {
+            inflight == 1 ? courier_raw_sequential(url, count) : courier_raw_concurrent(url, count, inflight)
+        }
+    }
+    let perWorker = workload.requests / workload.concurrency
+    return try await withThrowingTaskGroup(of: Int.self) { group in
+        for _ in 0..<workload.concurrency {
+            group.addTask {
+                var ok = 0
+                for _ in 0..<perWorker {
+                    switch contender {
+                    case .curl, .urlSession:
+                        let transport: any Transport = contender == .curl ? curl : session
+                        if try await transport.send(courierRequest(workload.path), options: .init())
+                            .statusCode == 200
+                        {
+                            ok += 1
+                        }
+                    case .ahc:
+                        let response = try await ahc.execute(
+                            HTTPClientRequest(url: url), timeout: .seconds(30))
+                        _ = try await response.body.collect(upTo: 1 << 20)
+                        if response.status == .ok { ok += 1 }
+                    case .raw:
+                        break
+                    }
+                }
+                return ok
+            }
+        }
+        return try await group.reduce(0, +)
+    }
+}
+
+struct Sample {
+    var requestsPerSecond: Double
+    var cpuMicrosPerRequest: Double
+}
+
+var samples: [String: [Contender: [Sample]]] = [:]
+for round in 1...rounds {
+    for workload in workloads {
+        for contender in Contender.allCases {
+            let start = ContinuousClock.now
+            let cpu = cpuSeconds()
+            let ok = try await run(contender, workload)
+            let elapsed = ContinuousClock.now - start
+            let cpuUsed = cpuSeconds() - cpu
+            let (seconds, attoseconds) = elapsed.components
+            let wall = Double(seconds) + Double(attoseconds) / 1e18
+            let units = workload.download ? 64.0 : Double(workload.requests)  // MiB for downloads
+            guard
+                ok
+                    == (workload.download
+                        ? 1 : workload.requests / max(1, workload.concurrency) * workload.concurrency)
+                    || (contender == .raw && ok == workload.requests)
+            else {
+                FileHandle.standardError.write(
+                    Data("\(contender.rawValue) failed \(workload.name): \(ok) ok\n".utf8))
+                exit(1)
+            }
+            samples[workload.name, default: [:]][contender, default: []].append(
+                Sample(requestsPerSecond: units / wall, cpuMicrosPerRequest: cpuUsed * 1e6 / units))
+        }
+    }
+    FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
+}
+try await ahc.shutdown()
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+}
+
+print(
+    "Medians of \(rounds) interleaved rounds; ratios are per-round ratios to raw C libcurl, then the median.")
+for workload in workloads {
+    let unit = workload.download ? "MiB/s" : "req/s"
+    let cpuUnit = workload.download ? "CPU µs/MiB" : "CPU µs/req"
+    print("\n\(workload.name)")
+    print("| contender | \(unit) | × raw | \(cpuUnit) | × raw |")
+    print("|---|---|---|---|---|")
+    let raw = samples[workload.name]?[.raw] ?? []
+    for contender in Contender.allCases {
+        let mine = samples[workload.name]?[contender] ?? []
+        let speedRatio = median(zip(mine, raw).map { $0.requestsPerSecond / $1.requestsPerSecond })
+        let cpuRatio = median(zip(mine, raw).map { $0.cpuMicrosPerRequest / $1.cpuMicrosPerRequest })
+        print(
+            "| \(contender.rawValue) | \(String(format: "%.0f", median(mine.map(\.requestsPerSecond)))) | "
+                + "\(String(format: "%.2f", speedRatio)) | \(String(format: "%.1f", median(mine.map(\.cpuMicrosPerRequest)))) | "
+                + "\(String(format: "%.2f", cpuRatio)) |")
+    }
+}
+try? FileManager.default.removeItem(at: scratch)
