@@ -29,9 +29,15 @@ final class CurlTransfer {
     /// libcurl's error buffer: the detail behind a failed transfer.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
-    init(id: UInt64, handle: UnsafeMutableRawPointer, request: OutgoingRequest, options: TransportOptions) {
+    private let pool: CurlHandlePool
+
+    init(
+        id: UInt64, handle: UnsafeMutableRawPointer, pool: CurlHandlePool, request: OutgoingRequest,
+        options: TransportOptions
+    ) {
         self.id = id
         self.handle = handle
+        self.pool = pool
         self.request = request
         self.options = options
     }
@@ -40,7 +46,9 @@ final class CurlTransfer {
         errorBuffer.deallocate()
         curl_slist_free_all(headerList)
         try? file?.close()
-        curl_easy_cleanup(handle)
+        // The transfer has left the multi handle (or never joined it): reset
+        // the handle and keep it for the next request.
+        pool.give(handle)
     }
 
     /// Sets every option this request needs on a fresh handle.
@@ -164,8 +172,9 @@ final class CurlTransfer {
             return false
         }
         if line.hasPrefix("HTTP/") { headerLines = [] }
-        let trimmed = line.trimmingCharacters(in: .newlines)
-        if !trimmed.isEmpty { headerLines.append(trimmed) }
+        var trimmed = Substring(line)
+        while let last = trimmed.last, last == "\r\n" || last == "\n" || last == "\r" { trimmed.removeLast() }
+        if !trimmed.isEmpty { headerLines.append(String(trimmed)) }
         return true
     }
 

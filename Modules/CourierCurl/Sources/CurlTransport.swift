@@ -72,12 +72,14 @@ public final class CurlTransport: Transport {
 
     private let engine: CurlEngine
     private let configuration: Configuration
+    private let handles: CurlHandlePool
 
     /// Creates a transport with its own thread and connection cache.
     /// - Throws: ``TransportError`` when libcurl cannot be initialised.
     public init(configuration: Configuration = .init()) throws(TransportError) {
         self.configuration = configuration
         self.engine = try CurlEngine(configuration: configuration)
+        self.handles = CurlHandlePool(capacity: max(8, configuration.maxConnections))
     }
 
     /// A process-wide transport that lives as long as the process.
@@ -100,8 +102,9 @@ public final class CurlTransport: Transport {
 
     /// One exchange through libcurl, without following redirects.
     private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
-        guard let handle = curl_easy_init() else { throw TransportError(.other, "curl_easy_init failed") }
-        let transfer = CurlTransfer(id: engine.nextID(), handle: handle, request: request, options: options)
+        guard let handle = handles.take() else { throw TransportError(.other, "curl_easy_init failed") }
+        let transfer = CurlTransfer(
+            id: engine.nextID(), handle: handle, pool: handles, request: request, options: options)
         try transfer.configure(configuration)
         let engine = self.engine
         let id = transfer.id
