@@ -274,28 +274,12 @@ final class CurlTransfer {
     }
 
     private static func open(_ destination: DownloadDestination) throws(TransportError) -> FileHandle {
-        let files = FileManager.default
-        let url = destination.url
-        do {
-            if destination.options.contains(.createIntermediateDirectories) {
-                try files.createDirectory(
-                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-            if files.fileExists(atPath: url.path) {
-                guard destination.options.contains(.removePreviousFile) else {
-                    throw TransportError(.fileSystem, "\(url.path) exists and removePreviousFile is not set")
-                }
-                try files.removeItem(at: url)
-            }
-            guard files.createFile(atPath: url.path, contents: nil) else {
-                throw TransportError(.fileSystem, "cannot create \(url.path)")
-            }
-            return try FileHandle(forWritingTo: url)
-        } catch let error as TransportError {
-            throw error
-        } catch {
-            throw TransportError(.fileSystem, "cannot open \(url.path): \(error)")
-        }
+        try destination.prepare()
+        let path = destination.url.path
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else { throw TransportError(.fileSystem, "cannot create \(path)") }
+        return handle
     }
 }
 

@@ -114,24 +114,11 @@ public struct StubTransport: Transport {
     }
 
     private static func write(_ bytes: [UInt8], to destination: DownloadDestination) throws {
-        let files = FileManager.default
-        let url = destination.url
+        try destination.prepare()
         do {
-            if destination.options.contains(.createIntermediateDirectories) {
-                try files.createDirectory(
-                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-            if files.fileExists(atPath: url.path) {
-                guard destination.options.contains(.removePreviousFile) else {
-                    throw TransportError(.fileSystem, "\(url.path) exists and removePreviousFile is not set")
-                }
-                try files.removeItem(at: url)
-            }
-            try Data(bytes).write(to: url)
-        } catch let error as TransportError {
-            throw error
+            try Data(bytes).write(to: destination.url)
         } catch {
-            throw TransportError(.fileSystem, "writing \(url.path) failed: \(error)")
+            throw TransportError(.fileSystem, "writing \(destination.url.path) failed: \(error)")
         }
     }
 }

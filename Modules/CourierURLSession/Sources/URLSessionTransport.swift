@@ -165,23 +165,12 @@ final class TaskState: Sendable {
 
     func downloaded(to location: URL) {
         guard let destination = options.destination else { return }
-        let files = FileManager.default
         do {
-            if destination.options.contains(.createIntermediateDirectories) {
-                try files.createDirectory(
-                    at: destination.url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-            if files.fileExists(atPath: destination.url.path) {
-                guard destination.options.contains(.removePreviousFile) else {
-                    fail(
-                        TransportError(
-                            .fileSystem, "\(destination.url.path) exists and removePreviousFile is not set"))
-                    return
-                }
-                try files.removeItem(at: destination.url)
-            }
-            try files.moveItem(at: location, to: destination.url)
+            try destination.prepare()
+            try FileManager.default.moveItem(at: location, to: destination.url)
             storage.withLock { $0.file = destination.url }
+        } catch let error as TransportError {
+            fail(error)
         } catch {
             fail(TransportError(.fileSystem, "moving the download failed: \(error)"))
         }

@@ -30,3 +30,30 @@ public struct DownloadDestination: Sendable, Hashable {
         self.options = options
     }
 }
+
+extension DownloadDestination {
+    /// Makes the destination ready for a new file: creates missing parent
+    /// directories when ``Options/createIntermediateDirectories`` is set, and
+    /// removes a file already there when ``Options/removePreviousFile`` is set.
+    /// - Throws: ``TransportError`` with code ``TransportError/Code/fileSystem``
+    ///   when a file exists and may not be replaced, or the file system refuses.
+    public func prepare() throws(TransportError) {
+        let files = FileManager.default
+        do {
+            if options.contains(.createIntermediateDirectories) {
+                try files.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+            if files.fileExists(atPath: url.path) {
+                guard options.contains(.removePreviousFile) else {
+                    throw TransportError(.fileSystem, "\(url.path) exists and removePreviousFile is not set")
+                }
+                try files.removeItem(at: url)
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(.fileSystem, "cannot prepare \(url.path): \(error)")
+        }
+    }
+}
