@@ -18,6 +18,9 @@ final class CurlEngine: Sendable {
         var nextID: UInt64 = 1
         var stopping = false
         var stopped = false
+        /// The engine thread is in (or about to enter) `curl_multi_poll`:
+        /// only then does new work need a wake-up.
+        var sleeping = false
     }
 
     /// Handed to the engine thread; `CurlTransfer`s are not Sendable.
@@ -64,7 +67,10 @@ final class CurlEngine: Sendable {
             guard !queue.stopping else { return false }
             handoff.withLock { $0[transfer.id] = TransferBox(transfer: transfer) }
             queue.commands.append(.add(transfer.id))
-            curl_multi_wakeup(multi)
+            if queue.sleeping {
+                queue.sleeping = false
+                curl_multi_wakeup(multi)
+            }
             return true
         }
     }
@@ -73,7 +79,10 @@ final class CurlEngine: Sendable {
         queue.withLock { queue in
             guard !queue.stopping else { return }
             queue.commands.append(.cancel(id))
-            curl_multi_wakeup(multi)
+            if queue.sleeping {
+                queue.sleeping = false
+                curl_multi_wakeup(multi)
+            }
         }
     }
 
@@ -146,6 +155,8 @@ final class CurlEngine: Sendable {
                 return
             }
             curl_multi_perform(multi, &running)
+            var completed: [(CheckedContinuation<RawResponse, any Error>, Result<RawResponse, any Error>)] =
+                []
             var remaining: Int32 = 0
             while let message = curl_multi_info_read(multi, &remaining) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else {
@@ -158,28 +169,45 @@ final class CurlEngine: Sendable {
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 curl_multi_remove_handle(multi, handle)
                 active.removeValue(forKey: transfer.id)
-                finish(transfer, result: result)
+                if let continuation = transfer.continuation {
+                    transfer.continuation = nil
+                    completed.append((continuation, outcome(of: transfer, result: result)))
+                }
             }
-            var descriptors: Int32 = 0
-            curl_multi_poll(multi, nil, 0, 1000, &descriptors)
+            // One task resumes every completion of this iteration: the callers'
+            // jobs are enqueued from the pool instead of one cross-thread
+            // wake-up each.
+            if completed.count == 1, let (continuation, outcome) = completed.first {
+                continuation.resume(with: outcome)
+            } else if !completed.isEmpty {
+                let batch = Completions(items: completed)
+                Task { for (continuation, outcome) in batch.items { continuation.resume(with: outcome) } }
+            }
+            // Sleep only with no work queued; producers wake the poll only
+            // when this flag says it sleeps.
+            let sleep = queue.withLock { queue in
+                guard queue.commands.isEmpty, !queue.stopping else { return false }
+                queue.sleeping = true
+                return true
+            }
+            if sleep {
+                var descriptors: Int32 = 0
+                curl_multi_poll(multi, nil, 0, 1000, &descriptors)
+                queue.withLock { $0.sleeping = false }
+            }
         }
     }
 
-    private func finish(_ transfer: CurlTransfer, result: CURLcode) {
-        let outcome: Result<RawResponse, any Error>
+    private func outcome(of transfer: CurlTransfer, result: CURLcode) -> Result<RawResponse, any Error> {
         if result == CURLE_OK {
             do {
-                outcome = .success(try transfer.response())
+                return .success(try transfer.response())
             } catch {
-                outcome = .failure(error)
+                return .failure(error)
             }
-        } else if let failure = transfer.failure {
-            outcome = .failure(failure)
-        } else {
-            outcome = .failure(CurlErrorMapping.error(result, detail: transfer.errorDetail))
         }
-        transfer.continuation?.resume(with: outcome)
-        transfer.continuation = nil
+        if let failure = transfer.failure { return .failure(failure) }
+        return .failure(CurlErrorMapping.error(result, detail: transfer.errorDetail))
     }
 }
 
@@ -190,4 +218,9 @@ private struct MultiHandle: @unchecked Sendable {
     // any thread while the handle lives; the handle is cleaned up only after
     // the thread has left its loop and `add` refuses new work.
     let pointer: UnsafeMutableRawPointer
+}
+
+/// One loop iteration's completions, resumed together.
+private struct Completions: Sendable {
+    let items: [(CheckedContinuation<RawResponse, any Error>, Result<RawResponse, any Error>)]
 }
