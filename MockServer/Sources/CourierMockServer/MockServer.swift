@@ -64,7 +64,6 @@ public final class MockServer: Sendable {
 
     private struct State {
         var listener: (any Channel)?
-        var children: [ObjectIdentifier: any Channel] = [:]
         var stopped = false
     }
 
@@ -103,23 +102,19 @@ public final class MockServer: Sendable {
         stubs += configuration.stubs
         let core = ServerCore(configuration: configuration, stubs: stubs)
         let group = MultiThreadedEventLoopGroup.singleton
-        let holder = ServerHolder()
         let listener = try await bind(
-            core: core, group: group, host: configuration.host, port: configuration.port, holder: holder)
+            core: core, group: group, host: configuration.host, port: configuration.port)
         guard let port = listener.localAddress?.port else {
             try? await listener.close()
             throw MockServerError("the listener has no local port")
         }
         let server = MockServer(
             core: core, group: group, listener: listener, host: configuration.host, port: port)
-        holder.set(server)
         core.logger.info("listening", metadata: ["url": "\(server.baseURL)", "stubs": "\(stubs.count)"])
         return server
     }
 
-    private static func bind(
-        core: ServerCore, group: any EventLoopGroup, host: String, port: Int, holder: ServerHolder
-    )
+    private static func bind(core: ServerCore, group: any EventLoopGroup, host: String, port: Int)
         async throws -> any Channel
     {
         try await ServerBootstrap(group: group)
@@ -133,7 +128,7 @@ public final class MockServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
-                holder.track(channel)
+                core.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let info = ConnectionInfo(core.takeAssignment(for: channel))
                     try channel.pipeline.syncOperations.addHandler(FirstByteHandler(info: info, core: core))
@@ -187,9 +182,7 @@ public final class MockServer: Sendable {
     /// Listens again on the same port after ``refuseConnections()``.
     public func acceptConnections() async throws {
         guard state.withLock({ $0.listener == nil && !$0.stopped }) else { return }
-        let holder = ServerHolder()
-        holder.set(self)
-        let listener = try await Self.bind(core: core, group: group, host: host, port: port, holder: holder)
+        let listener = try await Self.bind(core: core, group: group, host: host, port: port)
         state.withLock { $0.listener = listener }
     }
 
@@ -205,56 +198,13 @@ public final class MockServer: Sendable {
 
     /// Stops listening and closes every connection.
     public func stop() async {
-        let (listener, children) = state.withLock { state in
+        let listener = state.withLock { state in
             state.stopped = true
-            defer {
-                state.listener = nil
-                state.children = [:]
-            }
-            return (state.listener, Array(state.children.values))
+            defer { state.listener = nil }
+            return state.listener
         }
         try? await listener?.close()
-        for child in children { try? await child.close() }
-    }
-
-    fileprivate func track(_ channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        let stopped = state.withLock { state in
-            if !state.stopped { state.children[id] = channel }
-            return state.stopped
-        }
-        if stopped {
-            channel.close(promise: nil)
-            return
-        }
-        channel.closeFuture.whenComplete { [weak self] _ in
-            self?.state.withLock { _ = $0.children.removeValue(forKey: id) }
-        }
-    }
-}
-
-/// Lets the bootstrap track child channels before the server object exists.
-private final class ServerHolder: Sendable {
-    private let server = Mutex<MockServer?>(nil)
-    private let early = Mutex<[any Channel]>([])
-
-    func set(_ value: MockServer) {
-        let pending = server.withLock { server in
-            server = value
-            return early.withLock { channels in
-                defer { channels = [] }
-                return channels
-            }
-        }
-        for channel in pending { value.track(channel) }
-    }
-
-    func track(_ channel: any Channel) {
-        let current = server.withLock { server in
-            if server == nil { early.withLock { $0.append(channel) } }
-            return server
-        }
-        current?.track(channel)
+        for child in core.closeConnections() { try? await child.close() }
     }
 }
 

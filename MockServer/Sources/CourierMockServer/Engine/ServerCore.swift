@@ -31,6 +31,9 @@ final class ServerCore: Sendable {
         var connections = 0
         var connectionFaults: [ConnectionFault] = []
         var assignments: [ObjectIdentifier: Assignment] = [:]
+        /// Open connections, so that stopping the server closes them.
+        var open: [ObjectIdentifier: any Channel] = [:]
+        var closed = false
     }
 
     init(configuration: MockServer.Configuration, stubs: [StubMapping]) {
@@ -64,6 +67,32 @@ final class ServerCore: Sendable {
             }
             counters.connections += 1
             return Assignment(index: counters.connections, acceptedAt: now, fault: nil)
+        }
+    }
+
+    /// Remembers an accepted connection until it closes; after
+    /// ``closeConnections()`` new ones are closed at once.
+    func track(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        let closed = state.withLock { counters in
+            if !counters.closed { counters.open[id] = channel }
+            return counters.closed
+        }
+        if closed {
+            channel.close(promise: nil)
+            return
+        }
+        channel.closeFuture.whenComplete { _ in
+            self.state.withLock { _ = $0.open.removeValue(forKey: id) }
+        }
+    }
+
+    /// Stops tracking and returns every open connection, for the caller to close.
+    func closeConnections() -> [any Channel] {
+        state.withLock { counters in
+            counters.closed = true
+            defer { counters.open = [:] }
+            return Array(counters.open.values)
         }
     }
 

@@ -35,6 +35,25 @@ final class StubRegistry: Sendable {
         var nextOrder = 0
         var scenarios: [String: String] = [:]
         var failures: [String] = []
+        /// Indices of `entries` in match order, kept up to date by every
+        /// change to the stubs so that matching never sorts.
+        var matchOrder: [Int] = []
+        /// Whether any stub answers with a request-body fault; when none
+        /// does, request heads skip the early match.
+        var hasRequestBodyFaults = false
+
+        mutating func reorder() {
+            hasRequestBodyFaults = entries.contains { entry in
+                entry.stub.responses.contains { $0.fault?.actsOnRequestBody == true }
+            }
+            matchOrder = entries.indices.sorted {
+                (entries[$0].stub.priority, -entries[$0].order) < (
+                    entries[$1].stub.priority, -entries[$1].order
+                )
+            }
+        }
+
+        var ordered: [Entry] { matchOrder.map { entries[$0] } }
     }
 
     private let loaded: [StubMapping]
@@ -51,6 +70,7 @@ final class StubRegistry: Sendable {
             state.entries.removeAll { $0.stub.id == stub.id }
             state.entries.append(Entry(stub: stub, order: state.nextOrder))
             state.nextOrder += 1
+            state.reorder()
             if let name = stub.scenario?.name, state.scenarios[name] == nil {
                 state.scenarios[name] = Self.startedState
             }
@@ -62,13 +82,14 @@ final class StubRegistry: Sendable {
         state.withLock { state in
             let before = state.entries.count
             state.entries.removeAll { $0.stub.id == id }
+            state.reorder()
             return state.entries.count != before
         }
     }
 
     /// Every stub with its hit count, in match order.
     func stubs() -> [(stub: StubMapping, hits: Int)] {
-        state.withLock { state in Self.ordered(state.entries).map { ($0.stub, $0.hits) } }
+        state.withLock { state in state.ordered.map { ($0.stub, $0.hits) } }
     }
 
     /// Sequence positions, hit counts, scenarios and failures back to the
@@ -82,6 +103,7 @@ final class StubRegistry: Sendable {
                     state.entries.append(Entry(stub: stub, order: state.nextOrder))
                     state.nextOrder += 1
                 }
+                state.reorder()
             } else {
                 for index in state.entries.indices {
                     state.entries[index].hits = 0
@@ -134,7 +156,7 @@ final class StubRegistry: Sendable {
     func problems() -> [String] {
         state.withLock { state in
             state.failures
-                + Self.ordered(state.entries).filter { $0.stub.required && $0.hits == 0 }
+                + state.ordered.filter { $0.stub.required && $0.hits == 0 }
                 .map { "required stub \"\($0.stub.id)\" was never hit" }
         }
     }
@@ -142,7 +164,7 @@ final class StubRegistry: Sendable {
     /// Picks the stub for a complete request and advances its sequence and scenario.
     func match(_ request: RecordedRequest) -> Result<MatchedResponse, NearMissReport> {
         state.withLock { state in
-            for index in Self.orderedIndices(state.entries) where Self.applies(state.entries[index], state) {
+            for index in state.matchOrder where Self.applies(state.entries[index], state) {
                 if state.entries[index].stub.request.matches(request) {
                     return .success(Self.serve(index, &state))
                 }
@@ -155,7 +177,8 @@ final class StubRegistry: Sendable {
     /// consumed only in that case.
     func matchRequestBodyFault(_ request: RecordedRequest) -> MatchedResponse? {
         state.withLock { state in
-            for index in Self.orderedIndices(state.entries) where Self.applies(state.entries[index], state) {
+            guard state.hasRequestBodyFaults else { return nil }
+            for index in state.matchOrder where Self.applies(state.entries[index], state) {
                 let entry = state.entries[index]
                 guard entry.stub.request.matches(request, includeBody: false) else {
                     continue
@@ -216,7 +239,7 @@ final class StubRegistry: Sendable {
     }
 
     private static func nearMisses(for request: RecordedRequest, _ state: State) -> NearMissReport {
-        let candidates = ordered(state.entries).map { entry -> NearMiss in
+        let candidates = state.ordered.map { entry -> NearMiss in
             var results = entry.stub.request.evaluate(request)
             if let scenario = entry.stub.scenario, let required = scenario.requiredState {
                 let current = state.scenarios[scenario.name] ?? startedState
@@ -233,15 +256,6 @@ final class StubRegistry: Sendable {
             ($0.failed.count, -$0.passedCount) < ($1.failed.count, -$1.passedCount)
         }
         return NearMissReport(method: request.method, uri: request.uri, nearMisses: Array(closest.prefix(3)))
-    }
-
-    private static func ordered(_ entries: [Entry]) -> [Entry] { orderedIndices(entries).map { entries[$0] } }
-
-    /// Lowest priority number first; among equals, the most recently added.
-    private static func orderedIndices(_ entries: [Entry]) -> [Int] {
-        entries.indices.sorted {
-            (entries[$0].stub.priority, -entries[$0].order) < (entries[$1].stub.priority, -entries[$1].order)
-        }
     }
 }
 

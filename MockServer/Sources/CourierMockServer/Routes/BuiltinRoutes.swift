@@ -54,7 +54,7 @@ enum BuiltinRoutes {
             "bodyLength": .int(Int64(request.body.count)),
         ]
         if let text = request.bodyText { object["body"] = .string(text) }
-        if let json = try? JSONValue.parse(request.body), !request.body.isEmpty { object["json"] = json }
+        if !request.body.isEmpty, let json = try? JSONValue.parse(request.body) { object["json"] = json }
         if request.header("Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true {
             let pairs = FormDecoding.pairs(request.bodyText ?? "")
             object["form"] = .object(

@@ -88,9 +88,6 @@ public final class APIClient: Sendable {
         }
         return try await CallRunner(client: self, callID: callID, progress: progress).run(endpoint).get()
     }
-
-    /// The environment at the moment a call builds its request.
-    var currentEnvironment: ServerEnvironment { environment }
 }
 
 /// A model with the response it came from.
