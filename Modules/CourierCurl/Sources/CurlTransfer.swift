@@ -21,10 +21,10 @@ final class CurlTransfer {
     private var body: [UInt8] = []
     private var file: FileHandle?
     private var downloaded: Int64 = 0
-    /// Bytes of response heads received, redirects and 1xx included.
+    /// The fields of the latest complete response head, checked.
+    private var fields = HTTPFields()
+    /// Bytes of response heads received, 1xx included.
     private var headerBytes = 0
-    /// The most response-head bytes accepted before the transfer is aborted.
-    static let maxHeaderBytes = 256 * 1024
     private(set) var failure: TransportError?
     /// libcurl's error buffer: the detail behind a failed transfer.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -163,19 +163,46 @@ final class CurlTransfer {
         return bytes.count
     }
 
-    /// Returns false to abort when the response head grows past the limit.
+    /// Returns false to abort when the response head grows past the limit or
+    /// its framing is ambiguous (``ResponseHeadCheck``), before any body byte.
     func header(_ line: String) -> Bool {
         headerBytes += line.utf8.count
-        guard headerBytes <= CurlTransfer.maxHeaderBytes else {
+        guard headerBytes <= ResponseHeadCheck.maxHeadBytes else {
             failure = TransportError(
-                .protocolError, "the response head exceeds \(CurlTransfer.maxHeaderBytes) bytes")
+                .protocolError, "the response head exceeds \(ResponseHeadCheck.maxHeadBytes) bytes")
             return false
         }
         if line.hasPrefix("HTTP/") { headerLines = [] }
         var trimmed = Substring(line)
         while let last = trimmed.last, last == "\r\n" || last == "\n" || last == "\r" { trimmed.removeLast() }
-        if !trimmed.isEmpty { headerLines.append(String(trimmed)) }
+        guard trimmed.isEmpty else {
+            headerLines.append(String(trimmed))
+            return true
+        }
+        // The blank line: the head is complete.
+        fields = Self.fields(headerLines.dropFirst())
+        do {
+            try ResponseHeadCheck.validate(fields)
+        } catch {
+            failure = error
+            return false
+        }
         return true
+    }
+
+    private static func fields(_ lines: ArraySlice<String>) -> HTTPFields {
+        var fields = HTTPFields()
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon]))
+            else {
+                continue
+            }
+            fields.append(
+                HTTPField(
+                    name: name,
+                    value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+        }
+        return fields
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -214,17 +241,6 @@ final class CurlTransfer {
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, let code = Int(parts[1]), (100...999).contains(code) else {
             throw TransportError(.protocolError, "invalid status line: \(statusLine)")
-        }
-        var fields = HTTPFields()
-        for line in headerLines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon]))
-            else {
-                continue
-            }
-            fields.append(
-                HTTPField(
-                    name: name,
-                    value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
         }
         let reason = parts.count > 2 ? String(parts[2]) : ""
         let head = HTTPResponse(status: .init(code: code, reasonPhrase: reason), headerFields: fields)

@@ -9,6 +9,15 @@ import Synchronization
 /// The session's delegate: routes callbacks to each task's ``TaskState``.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     private let states = Mutex<[Int: TaskState]>([:])
+    /// Where tasks are cancelled: FoundationNetworking's `cancel()` waits for
+    /// the session's work queue, which can be busy for seconds with a fast
+    /// sender, and that wait must not hold the delegate queue or the caller.
+    private let cancellations = DispatchQueue(label: "courier.urlsession.cancel")
+
+    /// Cancels `task` without waiting for it.
+    func cancelInBackground(_ task: URLSessionTask) {
+        cancellations.async { task.cancel() }
+    }
 
     func register(_ state: TaskState, for identifier: Int) { states.withLock { $0[identifier] = state } }
 
@@ -18,12 +27,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        if let http = response as? HTTPURLResponse { state(dataTask)?.received(http) }
+        if let http = response as? HTTPURLResponse, let state = state(dataTask) {
+            state.received(http)
+            if let problem = state.headProblem {
+                state.abort(problem)
+                completionHandler(.cancel)
+                return
+            }
+        }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if state(dataTask)?.append(data) == false { dataTask.cancel() }
+        if state(dataTask)?.append(data) == .overflowed { cancelInBackground(dataTask) }
     }
 
     func urlSession(
@@ -91,6 +107,9 @@ enum URLErrorMapping {
                 return TransportError(.connectionReset, message)
             }
             if lower.contains("empty reply") { return TransportError(.emptyResponse, message) }
+            if lower.contains("couldn't connect") || lower.contains("failed to connect") {
+                return TransportError(.connectionFailed, message)
+            }
         }
         let code: TransportError.Code =
             switch urlError.code {

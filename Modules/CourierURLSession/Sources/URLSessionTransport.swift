@@ -63,8 +63,8 @@ public final class URLSessionTransport: Transport {
         let deadline = options.timeout.map { timeout in
             Task {
                 try await Task.sleep(for: timeout)
-                state.fail(TransportError(.timedOut, "no complete response within \(timeout)"))
-                task.cancel()
+                state.abort(TransportError(.timedOut, "no complete response within \(timeout)"))
+                delegate.cancelInBackground(task)
             }
         }
         defer { deadline?.cancel() }
@@ -76,8 +76,8 @@ public final class URLSessionTransport: Transport {
                 task.resume()
             }
         } onCancel: {
-            state.fail(TransportError(.cancelled, "the request was cancelled"))
-            task.cancel()
+            state.abort(TransportError(.cancelled, "the request was cancelled"))
+            delegate.cancelInBackground(task)
         }
     }
 
@@ -143,24 +143,65 @@ final class TaskState: Sendable {
 
     func received(_ response: HTTPURLResponse) { storage.withLock { $0.response = response } }
 
+    /// Why the response head must be refused (``ResponseHeadCheck``), if it must.
+    var headProblem: TransportError? {
+        guard let response = storage.withLock({ $0.response }) else { return nil }
+        do {
+            try ResponseHeadCheck.validate(Self.fields(response))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private static func fields(_ response: HTTPURLResponse) -> HTTPFields {
+        var fields = HTTPFields()
+        for (key, value) in response.allHeaderFields {
+            guard let text = key as? String, let name = HTTPField.Name(text), let value = value as? String else {
+                continue
+            }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        return fields
+    }
+
     /// Records how many bytes a download has written so far.
     func wrote(_ total: Int64) { storage.withLock { $0.received = total } }
 
-    /// Appends body bytes; returns false when the limit is exceeded.
-    func append(_ data: Data) -> Bool {
-        let (ok, total) = storage.withLock { storage -> (Bool, Int64) in
+    /// Fails the caller at once with `error`; the task is cancelled separately.
+    func abort(_ error: TransportError) {
+        fail(error)
+        finish(error: nil)
+    }
+
+    /// What became of bytes handed to ``append(_:)``.
+    enum Appended {
+        /// Kept.
+        case kept
+        /// Over the size limit: the caller has been failed; cancel the task.
+        case overflowed
+        /// Dropped: the exchange has already failed.
+        case dropped
+    }
+
+    /// Appends body bytes, up to the size limit.
+    func append(_ data: Data) -> Appended {
+        let (appended, total) = storage.withLock { storage -> (Appended, Int64) in
+            guard storage.failure == nil else { return (.dropped, storage.received) }
             guard storage.body.count + data.count <= options.maxBodySize else {
-                storage.failure =
-                    storage.failure
-                    ?? TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
-                return (false, storage.received)
+                storage.failure = TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
+                return (.overflowed, storage.received)
             }
             storage.body += data
             storage.received += Int64(data.count)
-            return (true, storage.received)
+            return (.kept, storage.received)
         }
-        if ok { options.progress?(TransferProgress(direction: .download, completed: total, total: nil)) }
-        return ok
+        switch appended {
+        case .kept: options.progress?(TransferProgress(direction: .download, completed: total, total: nil))
+        case .overflowed: finish(error: nil)
+        case .dropped: break
+        }
+        return appended
     }
 
     func downloaded(to location: URL) {
@@ -185,15 +226,7 @@ final class TaskState: Sendable {
             guard let response = storage.response else {
                 return (storage.continuation, .failure(TransportError(.emptyResponse, "no response")))
             }
-            var fields = HTTPFields()
-            for (key, value) in response.allHeaderFields {
-                guard let text = key as? String, let name = HTTPField.Name(text), let value = value as? String
-                else {
-                    continue
-                }
-                fields.append(HTTPField(name: name, value: value))
-            }
-            let head = HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
+            let head = HTTPResponse(status: .init(code: response.statusCode), headerFields: Self.fields(response))
             let body: ResponseBody = storage.file.map { .file($0) } ?? .bytes(storage.body)
             let metrics = TransportMetrics(bytesReceived: storage.received)
             return (storage.continuation, .success(RawResponse(head: head, body: body, metrics: metrics)))

@@ -132,35 +132,6 @@ struct TransportTests {
         }
     }
 
-    @Test(
-        arguments: TransportKind.allCases,
-        [
-            (#""resetBeforeHeaders""#, TransportError.Code.connectionReset),
-            (#""closeBeforeHeaders""#, .emptyResponse),
-            (#"{"name": "closeMidBody", "afterBytes": 3}"#, .connectionReset),
-            (#""invalidStatusLine""#, .protocolError),
-            (#""malformedChunk""#, .protocolError),
-            (#""endlessBody""#, .bodyTooLarge),
-            (#""endlessHeaders""#, .protocolError),
-            (#"{"name": "contentLengthMismatch", "extra": 5}"#, .connectionReset),
-            (#"{"name": "garbageThenClose", "bytes": 64, "seed": 3}"#, .protocolError),
-        ])
-    func faultsGiveTypedErrors(kind: TransportKind, fault: (String, TransportError.Code)) async throws {
-        let (fault, expected) = fault
-        let json =
-            #"{"id": "f", "request": {"urlPath": "/f"}, "response": {"body": "0123456789", "fault": \#(fault)}}"#
-        let stubs = try ContractLoader.parse(Array(json.utf8), file: "<test>")
-        try await withMockServer(.init(stubs: stubs)) { server async throws in
-            do {
-                _ = try await kind.transport.send(
-                    request(server, "/f"), options: .init(maxBodySize: 1 << 20))
-                Issue.record("\(fault) succeeded")
-            } catch let error as TransportError {
-                #expect(error.code == expected, "\(kind): \(error)")
-            }
-        }
-    }
-
     @Test(arguments: TransportKind.allCases)
     func stallTimesOutAndCancellationStopsATransfer(kind: TransportKind) async throws {
         let stubs = try ContractLoader.parse(

@@ -28,7 +28,7 @@ public enum MockFault: Sendable, Hashable {
     case throttleBody(bytes: Int, perMs: Int)
     /// Send the body chunked, in `chunks` chunks spread over `overMs`.
     case dribble(chunks: Int, overMs: Int)
-    /// Answer as soon as the head arrives, without reading the body, then close.
+    /// Answer as soon as the head arrives, then half-close and discard the body unread.
     case doNotReadRequestBody
     /// Close the connection as soon as request body bytes arrive.
     case closeDuringRequestBody

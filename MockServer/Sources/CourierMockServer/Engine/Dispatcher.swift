@@ -26,7 +26,12 @@ struct Dispatcher {
             if core.configuration.builtinRoutes, let builtin = BuiltinRoutes.answer(request) {
                 var fields = JournalFields(status: builtin.response.status)
                 fields.builtinRoute = builtin.route
-                let plan = ResponsePlan.make(builtin.response, delayMs: builtin.delayMs, keepAlive: keepAlive)
+                let plan =
+                    if let count = builtin.streamedPatternBytes {
+                        ResponsePlan.streamedPattern(builtin.response, count: count, keepAlive: keepAlive)
+                    } else {
+                        ResponsePlan.make(builtin.response, delayMs: builtin.delayMs, keepAlive: keepAlive)
+                    }
                 return Answer(plan: plan, journal: fields)
             }
             if core.configuration.strict { core.registry.recordFailure(report.summary) }

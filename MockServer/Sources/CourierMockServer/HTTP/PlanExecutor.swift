@@ -10,8 +10,9 @@ import NIOPosix
 /// Runs a plan's steps on a channel, one after another, and reports how the
 /// connection continues and how many bytes were written.
 enum PlanExecutor {
-    /// The most an endless fault writes before giving up on a client that keeps reading.
-    static let endlessLimit = 1 << 33
+    /// The most an endless fault writes before giving up on a client that keeps
+    /// reading: far beyond any sane client limit, small enough to end a test.
+    static let endlessLimit = 1 << 30
 
     struct Result: Sendable {
         var outcome: PlanOutcome
@@ -79,6 +80,45 @@ enum PlanExecutor {
             endless(
                 Chunked.frame([UInt8](repeating: UInt8(ascii: "x"), count: 16 * 1024)), channel: channel,
                 written: written, promise: promise)
+        case .pattern(let count):
+            pattern(from: 0, count: count, channel: channel, written: written) { result in
+                if result.outcome == .closed {
+                    promise.succeed(result)
+                } else {
+                    step(rest, channel: channel, written: result.bytesWritten, promise: promise)
+                }
+            }
+        }
+    }
+
+    /// Bytes of a generated body written at once: each piece waits for the
+    /// previous one to reach the socket, so memory stays at one piece.
+    static let patternPiece = 256 * 1024
+
+    private static func pattern(
+        from offset: Int, count: Int, channel: any Channel, written: Int,
+        then: @escaping @Sendable (Result) -> Void
+    ) {
+        guard offset < count else {
+            then(Result(outcome: .keepAlive, bytesWritten: written))
+            return
+        }
+        let end = min(count, offset + patternPiece)
+        var buffer = channel.allocator.buffer(capacity: end - offset)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: end - offset) { raw in
+            for index in offset..<end { raw[index - offset] = BuiltinRoutes.patternByte(index) }
+            return end - offset
+        }
+        channel.writeAndFlush(buffer).whenComplete { result in
+            switch result {
+            case .success:
+                channel.eventLoop.execute {
+                    pattern(
+                        from: end, count: count, channel: channel, written: written + end - offset, then: then)
+                }
+            case .failure:
+                then(Result(outcome: .closed, bytesWritten: written))
+            }
         }
     }
 
@@ -92,7 +132,12 @@ enum PlanExecutor {
         }
         channel.writeAndFlush(channel.allocator.buffer(bytes: piece)).whenComplete { result in
             switch result {
-            case .success: endless(piece, channel: channel, written: written + piece.count, promise: promise)
+            case .success:
+                // Through the loop's queue, not recursion: a client that reads as
+                // fast as this writes must not starve other connections on the loop.
+                channel.eventLoop.execute {
+                    endless(piece, channel: channel, written: written + piece.count, promise: promise)
+                }
             case .failure: promise.succeed(Result(outcome: .closed, bytesWritten: written))
             }
         }

@@ -19,6 +19,9 @@ enum PlanStep: Sendable {
     case endlessHeaders
     /// Write an endless chunked body.
     case endlessBody
+    /// Write the first `count` bytes of ``BuiltinRoutes/patternByte(_:)``,
+    /// generated a piece at a time.
+    case pattern(count: Int)
 }
 
 /// How the connection continues after a plan ran.
@@ -108,7 +111,9 @@ struct ResponsePlan: Sendable {
             steps.append(.write(Chunked.last))
             if !keepAlive { steps.append(.close) }
         case .doNotReadRequestBody:
-            steps += [.write(Self.withClose(head(connectionHeader: false)) + body), .close]
+            // Half-close and discard what follows: closing with unread input
+            // would send RST and could destroy the answer in the client's kernel.
+            steps += [.write(Self.withClose(head(connectionHeader: false)) + body), .shutdownOutput]
         case .closeDuringRequestBody:
             steps.append(.close)
             status = nil
@@ -143,6 +148,18 @@ struct ResponsePlan: Sendable {
             steps += [.write(head([("Transfer-Encoding", "chunked")], contentLength: nil)), .endlessBody]
         }
         return ResponsePlan(steps: steps, status: status)
+    }
+
+    /// A fault-free response whose body is `count` generated pattern bytes.
+    static func streamedPattern(_ response: StubResponse, count: Int, keepAlive: Bool) -> ResponsePlan {
+        var lines = ["HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))"]
+        for header in response.headers { lines.append("\(header.name): \(header.value)") }
+        lines.append("Content-Length: \(count)")
+        lines.append("Connection: \(keepAlive ? "keep-alive" : "close")")
+        var steps: [PlanStep] = [.write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))]
+        steps.append(.pattern(count: count))
+        if !keepAlive { steps.append(.close) }
+        return ResponsePlan(steps: steps, status: response.status)
     }
 
     /// A head that ends with `Connection: close`.

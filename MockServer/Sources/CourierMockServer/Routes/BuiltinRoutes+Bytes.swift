@@ -6,17 +6,24 @@ extension BuiltinRoutes {
     }
 
     /// `/bytes/{n}`: `n` deterministic bytes (`?seed=` picks another sequence).
+    /// Pattern bodies over a megabyte are generated while they are written, up
+    /// to 16 GiB, so that a download test measures the client, not the server.
     static func bytes(_ text: String, _ request: RecordedRequest) -> BuiltinAnswer? {
-        guard let count = Int(text), (0...maxBytes).contains(count) else { return nil }
-        let body: [UInt8]
+        guard let count = Int(text), count >= 0 else { return nil }
+        let headers = [(name: "Content-Type", value: "application/octet-stream")]
         if let seed = request.queryValue("seed").flatMap(UInt64.init) {
-            body = SeededRandom.bytes(count, seed: seed)
-        } else {
-            body = (0..<count).map(patternByte)
+            guard count <= maxBytes else { return nil }
+            return BuiltinAnswer(
+                route: "/bytes/{n}",
+                response: StubResponse(headers: headers, body: SeededRandom.bytes(count, seed: seed)))
+        }
+        guard count <= maxStreamedBytes else { return nil }
+        if count > streamingThreshold {
+            return BuiltinAnswer(
+                route: "/bytes/{n}", response: StubResponse(headers: headers), streamedPatternBytes: count)
         }
         return BuiltinAnswer(
-            route: "/bytes/{n}",
-            response: StubResponse(headers: [("Content-Type", "application/octet-stream")], body: body))
+            route: "/bytes/{n}", response: StubResponse(headers: headers, body: (0..<count).map(patternByte)))
     }
 
     /// `/stream/{n}`: `n` JSON lines, sent chunked, one chunk per line.

@@ -4,6 +4,9 @@ struct BuiltinAnswer: Sendable {
     var route: String
     var response: StubResponse
     var delayMs = 0
+    /// When set, the body is not in `response`: this many pattern bytes are
+    /// generated while they are written, so huge bodies cost no memory.
+    var streamedPatternBytes: Int?
 }
 
 /// httpbin-like routes served when no stub matches: one function per feature,
@@ -11,8 +14,12 @@ struct BuiltinAnswer: Sendable {
 enum BuiltinRoutes {
     /// The longest `/delay/{ms}` honoured.
     static let maxDelayMs = 60_000
-    /// The most bytes `/bytes/{n}` and `/stream/{n}` produce.
+    /// The most bytes `/bytes/{n}` (with a seed) and `/stream/{n}` produce.
     static let maxBytes = 64 * 1024 * 1024
+    /// The most pattern bytes `/bytes/{n}` streams.
+    static let maxStreamedBytes = 1 << 34
+    /// Above this size, `/bytes/{n}` streams its pattern instead of building it.
+    static let streamingThreshold = 1 << 20
 
     static func answer(_ request: RecordedRequest) -> BuiltinAnswer? {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(

@@ -1,0 +1,39 @@
+import HTTPTypes
+
+/// Checks every transport applies to a response head before its body is
+/// trusted: the framing must be unambiguous and the head bounded.
+///
+/// Two different `Content-Length` values are the classic response-splitting
+/// and desync vector (RFC 9110 §8.6, RFC 9112 §6.3): a client that picks one
+/// may read the next response out of this one's body, so the response is
+/// refused instead.
+public enum ResponseHeadCheck {
+    /// The most bytes a response head (status line and fields) may take.
+    public static let maxHeadBytes = 256 * 1024
+
+    /// Throws ``TransportError/Code/protocolError`` when `fields` carry
+    /// conflicting or malformed `Content-Length` values, or add up to more
+    /// than ``maxHeadBytes``.
+    public static func validate(_ fields: HTTPFields) throws(TransportError) {
+        var size = 0
+        var length: Substring?
+        for field in fields {
+            size += field.name.rawName.utf8.count + field.value.utf8.count + 4
+            guard field.name == .contentLength else { continue }
+            // A list ("5, 5") is allowed when every member is the same number.
+            for member in field.value.split(separator: ",") {
+                let value = member.drop { $0 == " " || $0 == "\t" }.prefix { $0 != " " && $0 != "\t" }
+                guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+                    throw TransportError(.protocolError, "invalid Content-Length \"\(field.value)\"")
+                }
+                if let length, length != value {
+                    throw TransportError(.protocolError, "conflicting Content-Length values \(length) and \(value)")
+                }
+                length = value
+            }
+        }
+        if size > maxHeadBytes {
+            throw TransportError(.protocolError, "the response head exceeds \(maxHeadBytes) bytes")
+        }
+    }
+}
