@@ -74,8 +74,9 @@ final class CurlTransfer {
         }
         try check(courier_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""))
         try applyConnectionSettings(settings)
-        try check(
-            courier_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBodySize)))
+        if let limit = options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize {
+            try check(courier_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        }
 
         let method = head.method.rawValue
         var fields = head.headerFields
@@ -129,14 +130,15 @@ final class CurlTransfer {
             }
         try check(courier_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(version)))
         if let proxy = settings.proxy { try check(courier_easy_setopt_string(handle, CURLOPT_PROXY, proxy)) }
-        if let bundle = settings.caBundlePath {
+        if let bundle = settings.tls.caBundlePath {
             try check(courier_easy_setopt_string(handle, CURLOPT_CAINFO, bundle))
         }
-        if let (certificate, key) = settings.clientCertificate {
-            try check(courier_easy_setopt_string(handle, CURLOPT_SSLCERT, certificate))
-            try check(courier_easy_setopt_string(handle, CURLOPT_SSLKEY, key))
+        if let client = settings.tls.clientCertificate {
+            try check(courier_easy_setopt_string(handle, CURLOPT_SSLCERT, client.certificatePath))
+            try check(courier_easy_setopt_string(handle, CURLOPT_SSLKEY, client.keyPath))
         }
-        if let pins = settings.pinnedPublicKeys {
+        if !settings.tls.pinnedPublicKeys.isEmpty {
+            let pins = settings.tls.pinnedPublicKeys.joined(separator: ";")
             try check(courier_easy_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, pins))
         }
     }
@@ -146,6 +148,10 @@ final class CurlTransfer {
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
         downloaded += Int64(bytes.count)
         if let file {
+            if let limit = options.maxDownloadSize, downloaded > limit {
+                failure = TransportError(.bodyTooLarge, "the download exceeds \(limit) bytes")
+                return 0
+            }
             do {
                 try file.write(contentsOf: bytes)
             } catch {

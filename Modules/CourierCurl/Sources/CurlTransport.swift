@@ -41,21 +41,15 @@ public final class CurlTransport: Transport {
         /// A proxy URL (`http://host:port`); `nil` uses libcurl's environment
         /// rules (`http_proxy`, `https_proxy`, `no_proxy`).
         public var proxy: String?
-        /// A CA bundle file to verify servers with instead of the system's.
-        public var caBundlePath: String?
-        /// A client certificate and its key (PEM files) for mutual TLS.
-        public var clientCertificate: (certificatePath: String, keyPath: String)?
-        /// Pinned public keys: `sha256//<base64>;sha256//<base64>`, or a key file path.
-        public var pinnedPublicKeys: String?
+        /// The trust store, client certificate and key pins; verification is always on.
+        public var tls: TLSSettings
 
         /// Creates a configuration; TLS is always verified.
         public init(
             maxConnectionsPerHost: Int = 32, maxConnections: Int = 256,
             connectTimeoutMilliseconds: Int = 10_000,
             lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)? = nil, redirects: RedirectPolicy = .follow,
-            httpVersion: HTTPVersion = .automatic, proxy: String? = nil, caBundlePath: String? = nil,
-            clientCertificate: (certificatePath: String, keyPath: String)? = nil,
-            pinnedPublicKeys: String? = nil
+            httpVersion: HTTPVersion = .automatic, proxy: String? = nil, tls: TLSSettings = .system
         ) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxConnections = maxConnections
@@ -64,9 +58,7 @@ public final class CurlTransport: Transport {
             self.redirects = redirects
             self.httpVersion = httpVersion
             self.proxy = proxy
-            self.caBundlePath = caBundlePath
-            self.clientCertificate = clientCertificate
-            self.pinnedPublicKeys = pinnedPublicKeys
+            self.tls = tls
         }
     }
 

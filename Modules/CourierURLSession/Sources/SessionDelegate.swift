@@ -71,8 +71,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
         _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
         totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
     ) {
-        state(downloadTask)?.wrote(totalBytesWritten)
-        state(downloadTask)?.options.progress?(
+        guard let state = state(downloadTask) else { return }
+        if let limit = state.options.maxDownloadSize, totalBytesWritten > limit {
+            state.abort(TransportError(.bodyTooLarge, "the download exceeds \(limit) bytes"))
+            cancelInBackground(downloadTask)
+            return
+        }
+        state.wrote(totalBytesWritten)
+        state.options.progress?(
             TransferProgress(
                 direction: .download, completed: totalBytesWritten,
                 total: totalBytesExpectedToWrite > 0 ? totalBytesExpectedToWrite : nil))

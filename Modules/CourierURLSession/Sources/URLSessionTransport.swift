@@ -31,6 +31,26 @@ public final class URLSessionTransport: Transport {
         self.redirects = redirects
     }
 
+    /// Creates a transport with custom TLS trust or a client certificate.
+    ///
+    /// - Throws: ``TransportError/Code/unsupported`` for anything but
+    ///   ``TLSSettings/system``. On Linux, FoundationNetworking does not hand
+    ///   server-trust or client-certificate challenges to the delegate, so a
+    ///   private CA, pins or mutual TLS cannot be honoured; on Apple platforms
+    ///   Courier does not implement them yet. Use `CurlTransport`, which can.
+    public convenience init(
+        configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow,
+        tls: TLSSettings
+    ) throws(TransportError) {
+        guard tls == .system else {
+            throw TransportError(
+                .unsupported,
+                "URLSessionTransport cannot apply a CA bundle, a client certificate or pinned keys; use CurlTransport"
+            )
+        }
+        self.init(configuration: configuration, redirects: redirects)
+    }
+
     /// A process-wide transport.
     public static let shared = URLSessionTransport()
 
@@ -46,18 +66,25 @@ public final class URLSessionTransport: Transport {
     public func shutdown() { session.invalidateAndCancel() }
 
     private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
-        let urlRequest = try Self.urlRequest(request, options: options)
+        var urlRequest = try Self.urlRequest(request, options: options)
+        var spooled: URL?
+        defer { if let spooled { try? FileManager.default.removeItem(at: spooled) } }
+        var source: BodySpool.Source?
+        if let body = request.body { source = try await BodySpool.prepare(body) }
+        if case .file(let url, true) = source { spooled = url }
         let task: URLSessionTask
-        if options.destination != nil {
-            task = session.downloadTask(with: urlRequest)
-        } else if let body = request.body {
-            if let parts = body.parts, parts.count == 1, case .file(let url, _) = parts[0] {
-                task = session.uploadTask(with: urlRequest, fromFile: url)
-            } else {
-                task = session.uploadTask(with: urlRequest, from: Data(try await body.collect(upTo: Int.max)))
+        switch (source, options.destination) {
+        case (nil, nil): task = session.dataTask(with: urlRequest)
+        case (.data(let data), nil): task = session.uploadTask(with: urlRequest, from: data)
+        case (.file(let url, _), nil): task = session.uploadTask(with: urlRequest, fromFile: url)
+        case (let source, _?):
+            // A download task takes its body from the request itself.
+            switch source {
+            case .data(let data): urlRequest.httpBody = data
+            case .file(let url, _): urlRequest.httpBodyStream = InputStream(url: url)
+            case nil: break
             }
-        } else {
-            task = session.dataTask(with: urlRequest)
+            task = session.downloadTask(with: urlRequest)
         }
         let state = TaskState(options: options, uploadTotal: request.body?.length)
         let deadline = options.timeout.map { timeout in
@@ -157,7 +184,8 @@ final class TaskState: Sendable {
     private static func fields(_ response: HTTPURLResponse) -> HTTPFields {
         var fields = HTTPFields()
         for (key, value) in response.allHeaderFields {
-            guard let text = key as? String, let name = HTTPField.Name(text), let value = value as? String else {
+            guard let text = key as? String, let name = HTTPField.Name(text), let value = value as? String
+            else {
                 continue
             }
             fields.append(HTTPField(name: name, value: value))
@@ -189,7 +217,8 @@ final class TaskState: Sendable {
         let (appended, total) = storage.withLock { storage -> (Appended, Int64) in
             guard storage.failure == nil else { return (.dropped, storage.received) }
             guard storage.body.count + data.count <= options.maxBodySize else {
-                storage.failure = TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
+                storage.failure = TransportError(
+                    .bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
                 return (.overflowed, storage.received)
             }
             storage.body += data
@@ -226,7 +255,8 @@ final class TaskState: Sendable {
             guard let response = storage.response else {
                 return (storage.continuation, .failure(TransportError(.emptyResponse, "no response")))
             }
-            let head = HTTPResponse(status: .init(code: response.statusCode), headerFields: Self.fields(response))
+            let head = HTTPResponse(
+                status: .init(code: response.statusCode), headerFields: Self.fields(response))
             let body: ResponseBody = storage.file.map { .file($0) } ?? .bytes(storage.body)
             let metrics = TransportMetrics(bytesReceived: storage.received)
             return (storage.continuation, .success(RawResponse(head: head, body: body, metrics: metrics)))

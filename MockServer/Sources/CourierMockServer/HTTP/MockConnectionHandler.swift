@@ -77,13 +77,16 @@ final class MockConnectionHandler: ChannelInboundHandler {
                     NIOAny(context.channel.allocator.buffer(string: "HTTP/1.1 100 Continue\r\n\r\n")),
                     promise: nil)
             }
-        case .body(var buffer):
-            guard !discarding, var current = receiving else { return }
+        case .body(let buffer):
+            // Taken out of `receiving` while it grows: appending to a copy would
+            // copy the whole body for every read.
+            guard !discarding, var current = receiving.take() else { return }
             if current.bodyFault != nil {
+                receiving = current
                 answerBodyFault(context: context, current, bodyDone: nil)
                 return
             }
-            current.body += buffer.readBytes(length: buffer.readableBytes) ?? []
+            buffer.withUnsafeReadableBytes { current.body.append(contentsOf: $0) }
             receiving = current
             if current.body.count > core.configuration.maxRequestBodySize {
                 discarding = true

@@ -114,7 +114,8 @@ enum PlanExecutor {
             case .success:
                 channel.eventLoop.execute {
                     pattern(
-                        from: end, count: count, channel: channel, written: written + end - offset, then: then)
+                        from: end, count: count, channel: channel, written: written + end - offset, then: then
+                    )
                 }
             case .failure:
                 then(Result(outcome: .closed, bytesWritten: written))

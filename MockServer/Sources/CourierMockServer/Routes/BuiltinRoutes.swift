@@ -44,7 +44,8 @@ enum BuiltinRoutes {
     }
 
     /// Echoes method, URL, query, headers (in order), body, and the body parsed
-    /// as JSON or form when it is one.
+    /// as JSON, form or multipart form when it is one (multipart fields under
+    /// `form`, files under `files` with name, type, size and SHA-256).
     static func anything(_ request: RecordedRequest) -> BuiltinAnswer {
         BuiltinAnswer(route: "/anything", response: .json(echo(request)))
     }
@@ -66,6 +67,16 @@ enum BuiltinRoutes {
             let pairs = FormDecoding.pairs(request.bodyText ?? "")
             object["form"] = .object(
                 Dictionary(pairs.map { ($0.name, JSONValue.string($0.value)) }) { first, _ in first })
+        }
+        if let boundary = request.header("Content-Type").flatMap(MultipartDecoding.boundary),
+            let parts = MultipartDecoding.parts(request.body, boundary: boundary)
+        {
+            let fields = parts.filter { $0.filename == nil }
+            let files = parts.filter { $0.filename != nil }
+            object["form"] = .object(
+                Dictionary(fields.map { ($0.name, MultipartDecoding.echo($0)) }) { first, _ in first })
+            object["files"] = .object(
+                Dictionary(files.map { ($0.name, MultipartDecoding.echo($0)) }) { first, _ in first })
         }
         return .object(object)
     }

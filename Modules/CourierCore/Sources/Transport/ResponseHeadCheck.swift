@@ -27,7 +27,8 @@ public enum ResponseHeadCheck {
                     throw TransportError(.protocolError, "invalid Content-Length \"\(field.value)\"")
                 }
                 if let length, length != value {
-                    throw TransportError(.protocolError, "conflicting Content-Length values \(length) and \(value)")
+                    throw TransportError(
+                        .protocolError, "conflicting Content-Length values \(length) and \(value)")
                 }
                 length = value
             }

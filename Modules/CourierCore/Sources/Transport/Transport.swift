@@ -57,9 +57,13 @@ public struct TransportOptions: Sendable {
     public var timeout: Duration?
     /// Write the body to this file instead of memory.
     public var destination: DownloadDestination?
-    /// The largest in-memory body the transport should accept; larger fails with
-    /// ``TransportError/Code/bodyTooLarge``.
+    /// The largest in-memory body (after decompression) the transport should
+    /// accept; larger fails with ``TransportError/Code/bodyTooLarge``. Bodies
+    /// written to ``destination`` are bounded by ``maxDownloadSize`` instead.
     public var maxBodySize: Int
+    /// The largest body written to ``destination``; `nil` for no limit.
+    /// Larger fails with ``TransportError/Code/bodyTooLarge``.
+    public var maxDownloadSize: Int64?
     /// Called with upload and download progress, from any thread.
     public var progress: (@Sendable (TransferProgress) -> Void)?
 
@@ -70,12 +74,13 @@ public struct TransportOptions: Sendable {
     public init(
         timeout: Duration? = nil,
         destination: DownloadDestination? = nil,
-        maxBodySize: Int = TransportOptions.defaultMaxBodySize,
+        maxBodySize: Int = TransportOptions.defaultMaxBodySize, maxDownloadSize: Int64? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) {
         self.timeout = timeout
         self.destination = destination
         self.maxBodySize = maxBodySize
+        self.maxDownloadSize = maxDownloadSize
         self.progress = progress
     }
 }

@@ -35,6 +35,9 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let redirectRefused = Code("redirectRefused")
         /// The request was cancelled.
         public static let cancelled = Code("cancelled")
+        /// The transport cannot do what was asked on this platform (see its
+        /// documentation); nothing was sent.
+        public static let unsupported = Code("unsupported")
         /// Anything else.
         public static let other = Code("other")
     }

@@ -1,0 +1,91 @@
+import CourierCore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// How a request body reaches URLSession without loading big bodies into memory.
+///
+/// URLSession uploads either `Data` or one file. A body of several parts
+/// (multipart with files) or a one-shot stream is written to a temporary file
+/// first, chunk by chunk, and uploaded from there; the file is deleted when
+/// the exchange ends.
+enum BodySpool {
+    /// What to hand to URLSession.
+    enum Source {
+        case data(Data)
+        case file(URL, temporary: Bool)
+    }
+
+    /// Bytes a body may have to be sent from memory.
+    static let inMemoryLimit = 1 << 20
+
+    static func prepare(_ body: RequestBody) async throws -> Source {
+        if let parts = body.parts {
+            if parts.count == 1, case .file(let url, _) = parts[0] { return .file(url, temporary: false) }
+            if parts.allSatisfy({ if case .bytes = $0 { true } else { false } }),
+                (body.length ?? 0) <= Int64(inMemoryLimit)
+            {
+                return .data(Data(try await body.collect(upTo: inMemoryLimit)))
+            }
+            return .file(try await spool(partsOf: body), temporary: true)
+        }
+        return .file(try await spool(streamOf: body), temporary: true)
+    }
+
+    /// Copies a replayable body to a temporary file on a queue of its own:
+    /// reading its files and writing blocks, so not on the concurrency pool.
+    private static func spool(partsOf body: RequestBody) async throws -> URL {
+        guard let reader = body.makeReader(chunkSize: 256 * 1024) else {
+            return try await spool(streamOf: body)
+        }
+        let url = temporaryURL()
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                do {
+                    let handle = try create(url)
+                    defer { try? handle.close() }
+                    while let chunk = try reader.next() { try handle.write(contentsOf: chunk) }
+                    continuation.resume(returning: url)
+                } catch {
+                    try? FileManager.default.removeItem(at: url)
+                    continuation.resume(throwing: spoolError(error))
+                }
+            }
+        }
+    }
+
+    /// Copies a one-shot stream to a temporary file as its chunks arrive.
+    private static func spool(streamOf body: RequestBody) async throws -> URL {
+        let url = temporaryURL()
+        do {
+            let handle = try create(url)
+            defer { try? handle.close() }
+            for try await chunk in body.chunks() { try handle.write(contentsOf: chunk) }
+            return url
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            throw spoolError(error)
+        }
+    }
+
+    private static let queue = DispatchQueue(label: "courier.urlsession.spool")
+
+    private static func temporaryURL() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
+    }
+
+    private static func create(_ url: URL) throws -> FileHandle {
+        guard
+            FileManager.default.createFile(
+                atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else { throw TransportError(.fileSystem, "cannot create the upload spool file \(url.path)") }
+        return try FileHandle(forWritingTo: url)
+    }
+
+    private static func spoolError(_ error: any Error) -> any Error {
+        if error is TransportError || error is CourierError { return error }
+        return TransportError(.fileSystem, "spooling the request body failed: \(error)")
+    }
+}

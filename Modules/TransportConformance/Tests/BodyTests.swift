@@ -1,0 +1,105 @@
+import CourierCodable
+import CourierCore
+import CourierMockServer
+import Crypto
+import Foundation
+import Testing
+
+/// JSON, form and multipart bodies, built by the pipeline and sent by each
+/// transport, as the server parsed them.
+struct BodyTests {
+    struct Echo: Decodable, Sendable {
+        struct File: Decodable, Sendable, Equatable {
+            let filename: String
+            let contentType: String?
+            let size: Int
+            let sha256: String
+        }
+
+        let method: String
+        let headers: [[String]]
+        let json: [String: JSONScalar]?
+        let form: [String: String]?
+        let files: [String: File]?
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.first?.lowercased() == name.lowercased() }?.last
+        }
+    }
+
+    /// A JSON scalar as the echo shows it.
+    enum JSONScalar: Decodable, Sendable, Equatable {
+        case int(Int)
+        case string(String)
+        case bool(Bool)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(Int.self) {
+                self = .int(value)
+            } else if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else {
+                self = .string(try container.decode(String.self))
+            }
+        }
+    }
+
+    func client(_ kind: TransportKind) -> APIClient {
+        APIClient(transport: kind.transport, decoder: .codable)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func jsonBody(kind: TransportKind) async throws {
+        try await withMockServer { server async throws in
+            let node = Node("mock", baseURL: server.baseURL)
+            let echo = try await client(kind).send(
+                Endpoint<Echo>(
+                    .post("anything"), on: node, content: .json(["name": "Ada", "age": 36, "admin": true])))
+            #expect(echo.json == ["name": .string("Ada"), "age": .int(36), "admin": .bool(true)])
+            #expect(echo.header("Content-Type")?.hasPrefix("application/json") == true)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func formBody(kind: TransportKind) async throws {
+        try await withMockServer { server async throws in
+            let node = Node("mock", baseURL: server.baseURL)
+            let echo = try await client(kind).send(
+                Endpoint<Echo>(
+                    .post("anything"), on: node, content: .form(["q": "a b&c=d", "emoji": "é✓"])))
+            #expect(echo.form == ["q": "a b&c=d", "emoji": "é✓"])
+            #expect(echo.header("Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true)
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func multipartBodyWithAFileStreamedFromDisk(kind: TransportKind) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("multipart-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let photo = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 7) }
+        let url = directory.appendingPathComponent("beach.jpg")
+        try Data(photo).write(to: url)
+        var form = MultipartForm()
+        form.append(field: "title", value: "Holiday \"2026\"")
+        form.append(file: url, name: "photo", contentType: "image/jpeg")
+        form.append(data: Array("x,y\n1,2\n".utf8), name: "table", filename: "t.csv", contentType: "text/csv")
+        try await withMockServer { server async throws in
+            let node = Node("mock", baseURL: server.baseURL)
+            let echo = try await client(kind).send(
+                Endpoint<Echo>(.put("anything"), on: node, content: .multipart(form)))
+            #expect(echo.method == "PUT")
+            #expect(echo.form == ["title": "Holiday \"2026\""])
+            let digest = SHA256.hash(data: photo).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+                .joined()
+            #expect(
+                echo.files?["photo"]
+                    == Echo.File(
+                        filename: "beach.jpg", contentType: "image/jpeg", size: photo.count, sha256: digest))
+            #expect(echo.files?["table"]?.size == 8)
+            let entry = try #require(server.journal.entries.first)
+            #expect(entry.request.header("Content-Length") == "\(entry.request.body.count)")
+        }
+    }
+}

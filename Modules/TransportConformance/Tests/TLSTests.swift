@@ -1,0 +1,96 @@
+import CourierCore
+import CourierCurl
+import CourierURLSession
+import Crypto
+import Foundation
+import HTTPTypes
+import Testing
+
+/// TLS against a real TLS server (`openssl s_server`) with certificates made
+/// for the test: verification on by default, a private CA, key pinning and
+/// mutual TLS over CourierCurl; URLSession refuses these settings with a typed error.
+@Suite(.serialized)
+struct TLSTests {
+    @Test func verificationIsOnByDefault() async throws {
+        let fixture = try await TLSFixture.make()
+        defer { fixture.remove() }
+        try await fixture.withServer { port async throws in
+            try await Self.expectFailure(.tls, port: port, tls: .system)
+        }
+    }
+
+    @Test func aPrivateCAIsTrustedWhenConfigured() async throws {
+        let fixture = try await TLSFixture.make()
+        defer { fixture.remove() }
+        try await fixture.withServer { port async throws in
+            let status = try await Self.get(port: port, tls: TLSSettings(caBundlePath: fixture.caPath))
+            #expect(status == 200)
+        }
+    }
+
+    @Test func pinnedKeysMustMatch() async throws {
+        let fixture = try await TLSFixture.make()
+        defer { fixture.remove() }
+        try await fixture.withServer { port async throws in
+            let right = TLSSettings(caBundlePath: fixture.caPath, pinnedPublicKeys: [fixture.serverPin])
+            #expect(try await Self.get(port: port, tls: right) == 200)
+            let wrong = TLSSettings(
+                caBundlePath: fixture.caPath,
+                pinnedPublicKeys: ["sha256//" + Data(repeating: 7, count: 32).base64EncodedString()])
+            try await Self.expectFailure(.tls, port: port, tls: wrong)
+        }
+    }
+
+    @Test func aClientCertificateIsPresentedWhenTheServerAsks() async throws {
+        let fixture = try await TLSFixture.make()
+        defer { fixture.remove() }
+        try await fixture.withServer(requireClientCertificate: true) { port async throws in
+            let client = TLSSettings.ClientCertificate(
+                certificatePath: fixture.clientCertificatePath, keyPath: fixture.clientKeyPath)
+            let status = try await Self.get(
+                port: port, tls: TLSSettings(caBundlePath: fixture.caPath, clientCertificate: client))
+            #expect(status == 200)
+        }
+        try await fixture.withServer(requireClientCertificate: true) { port async throws in
+            // Without one, the handshake (or the first read after it) fails.
+            try await Self.expectFailure(
+                [.tls, .connectionReset, .emptyResponse], port: port,
+                tls: TLSSettings(caBundlePath: fixture.caPath))
+        }
+    }
+
+    @Test func urlSessionRefusesCustomTLSWithATypedError() throws {
+        let error = #expect(throws: TransportError.self) {
+            try URLSessionTransport(tls: TLSSettings(caBundlePath: "/ca.pem"))
+        }
+        #expect(error?.code == .unsupported)
+        let transport = try URLSessionTransport(tls: .system)
+        transport.shutdown()
+    }
+
+    // MARK: - Helpers
+
+    static func get(port: Int, tls: TLSSettings) async throws -> Int {
+        try await withCurlTransport(configuration: .init(tls: tls)) { transport in
+            try await transport.send(
+                OutgoingRequest(
+                    head: HTTPRequest(
+                        method: .get, scheme: "https", authority: "127.0.0.1:\(port)", path: "/")),
+                options: .init(timeout: .seconds(10))
+            ).statusCode
+        }
+    }
+
+    static func expectFailure(_ codes: Set<TransportError.Code>, port: Int, tls: TLSSettings) async throws {
+        do {
+            let status = try await get(port: port, tls: tls)
+            Issue.record("expected a TLS failure, got status \(status)")
+        } catch let error as TransportError {
+            #expect(codes.contains(error.code), "\(error)")
+        }
+    }
+
+    static func expectFailure(_ code: TransportError.Code, port: Int, tls: TLSSettings) async throws {
+        try await expectFailure([code], port: port, tls: tls)
+    }
+}
