@@ -38,6 +38,16 @@ static inline CURLcode courier_easy_setopt_read_function(CURL *handle, CURLoptio
     return curl_easy_setopt(handle, option, value);
 }
 
+static inline CURLcode courier_easy_setopt_seek_function(CURL *handle, CURLoption option, curl_seek_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/// CURLOPT_PREREQFUNCTION (libcurl 7.80): called before each request goes out
+/// on a connection, including libcurl's own resend after a dead connection.
+static inline CURLcode courier_easy_setopt_prereq_function(CURL *handle, CURLoption option, curl_prereq_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
 static inline CURLcode courier_easy_setopt_xferinfo_function(CURL *handle, CURLoption option, curl_xferinfo_callback value) {
     return curl_easy_setopt(handle, option, value);
 }

@@ -9,7 +9,9 @@ enum CurlErrorMapping {
         case CURLE_COULDNT_CONNECT: .connectionFailed
         case CURLE_OPERATION_TIMEDOUT: .timedOut
         case CURLE_GOT_NOTHING: .emptyResponse
-        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE: .connectionReset
+        // SEND_FAIL_REWIND: a reused connection died and the body could not be
+        // replayed, which Courier refuses for non-idempotent methods.
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_FAIL_REWIND: .connectionReset
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_ISSUER_ERROR,
             CURLE_SSL_CRL_BADFILE,

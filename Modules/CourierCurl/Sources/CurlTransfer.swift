@@ -114,6 +114,12 @@ final class CurlTransfer {
         try check(courier_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, curlWrite))
         try check(courier_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, curlHeader))
         try check(courier_easy_setopt_read_function(handle, CURLOPT_READFUNCTION, curlRead))
+        try check(courier_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, context))
+        try check(courier_easy_setopt_seek_function(handle, CURLOPT_SEEKFUNCTION, curlSeek))
+        // Older libcurl lacks the hook; then a bodyless POST may be resent (README).
+        if courier_easy_setopt_prereq_function(handle, CURLOPT_PREREQFUNCTION, curlPrerequest) == CURLE_OK {
+            try check(courier_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
+        }
         if let destination = options.destination { file = try Self.open(destination) }
     }
 
@@ -234,6 +240,45 @@ final class CurlTransfer {
         return count
     }
 
+    /// Whether libcurl may send this request again by itself when a reused
+    /// connection turns out dead (RFC 9110 §9.2.2: idempotent methods only).
+    private var resendable: Bool {
+        [.get, .head, .put, .delete, .options, .trace].contains(request.head.method)
+    }
+
+    /// Requests sent so far on a connection: more than one means libcurl is
+    /// resending after a reused connection died.
+    private var sendings = 0
+
+    /// Returns false to stop libcurl resending a non-idempotent request.
+    func prerequest() -> Bool {
+        sendings += 1
+        guard sendings > 1, !resendable else { return true }
+        failure = Self.notResent(request.head.method)
+        return false
+    }
+
+    /// Rewinds the body for libcurl's resend of an idempotent request;
+    /// refuses otherwise, which fails the transfer instead of repeating it.
+    func rewind(to offset: Int64) -> Bool {
+        guard offset == 0, resendable, let reader = request.body?.makeReader() else {
+            if !resendable { failure = Self.notResent(request.head.method) }
+            return false
+        }
+        bodyReader = reader
+        pendingUpload = []
+        uploadOffset = 0
+        uploaded = 0
+        return true
+    }
+
+    private static func notResent(_ method: HTTPRequest.Method) -> TransportError {
+        TransportError(
+            .connectionReset,
+            "the reused connection closed before answering; the \(method) was not sent again (not idempotent)"
+        )
+    }
+
     // MARK: - Completion
 
     /// What libcurl wrote into the error buffer, if anything.
@@ -323,6 +368,21 @@ private func curlHeader(
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
     return transfer.header(String(decoding: bytes, as: UTF8.self)) ? size * count : 0
+}
+
+private func curlSeek(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ origin: Int32) -> Int32 {
+    guard let context, origin == SEEK_SET else { return Int32(CURL_SEEKFUNC_CANTSEEK) }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.rewind(to: Int64(offset)) ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_CANTSEEK)
+}
+
+private func curlPrerequest(
+    _ context: UnsafeMutableRawPointer?, _ remoteIP: UnsafeMutablePointer<CChar>?,
+    _ localIP: UnsafeMutablePointer<CChar>?, _ remotePort: Int32, _ localPort: Int32
+) -> Int32 {
+    guard let context else { return Int32(CURL_PREREQFUNC_OK) }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.prerequest() ? Int32(CURL_PREREQFUNC_OK) : Int32(CURL_PREREQFUNC_ABORT)
 }
 
 private func curlRead(

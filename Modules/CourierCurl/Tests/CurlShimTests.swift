@@ -21,6 +21,11 @@ struct CurlShimTests {
         #expect(
             courier_easy_setopt_read_function(handle, CURLOPT_READFUNCTION, { _, _, _, _ in 0 }) == CURLE_OK)
         #expect(
+            courier_easy_setopt_seek_function(handle, CURLOPT_SEEKFUNCTION, { _, _, _ in 0 }) == CURLE_OK)
+        #expect(
+            courier_easy_setopt_prereq_function(handle, CURLOPT_PREREQFUNCTION, { _, _, _, _, _ in 0 })
+                == CURLE_OK)
+        #expect(
             courier_easy_setopt_xferinfo_function(handle, CURLOPT_XFERINFOFUNCTION, { _, _, _, _, _ in 0 })
                 == CURLE_OK)
         let bytes: [UInt8] = Array("not a certificate".utf8)
