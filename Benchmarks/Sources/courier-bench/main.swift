@@ -5,6 +5,8 @@
 //
 // Usage: courier-bench BASE_URL [rounds]
 // BASE_URL serves /small (764 B), /large (100 KB) and /download (64 MiB).
+// BENCH_CONTENDERS and BENCH_WORKLOADS (name prefixes separated by ";")
+// narrow a run, for profiling one path.
 
 import AsyncHTTPClient
 import CRawCurl
@@ -48,9 +50,19 @@ let workloads = [
 enum Contender: String, CaseIterable {
     case raw = "raw C libcurl"
     case curl = "CourierCurl"
+    /// Callers run on the transport's thread (`withTaskExecutorPreference`).
+    case curlExecutor = "CourierCurl, executor mode"
     case urlSession = "CourierURLSession"
     case ahc = "AsyncHTTPClient"
 }
+
+func selected<T>(_ all: [T], _ variable: String, _ name: (T) -> String) -> [T] {
+    guard let filter = ProcessInfo.processInfo.environment[variable] else { return all }
+    let prefixes = filter.split(separator: ";").map { $0.lowercased() }
+    return all.filter { item in prefixes.contains { name(item).lowercased().hasPrefix($0) } }
+}
+let contenders = selected(Contender.allCases, "BENCH_CONTENDERS", \.rawValue)
+let chosenWorkloads = selected(workloads, "BENCH_WORKLOADS", \.name)
 
 /// CPU seconds used by the process so far.
 func cpuSeconds() -> Double {
@@ -91,8 +103,8 @@ func run(_ contender: Contender, _ workload: Workload) async throws -> Int {
         case .raw:
             let path = file.path
             return await onThread { courier_raw_download(url, path) } > 0 ? 1 : 0
-        case .curl, .urlSession:
-            let transport: any Transport = contender == .curl ? curl : session
+        case .curl, .curlExecutor, .urlSession:
+            let transport: any Transport = contender == .urlSession ? session : curl
             let response = try await transport.send(
                 courierRequest(workload.path), options: .init(destination: DownloadDestination(file)))
             return response.statusCode == 200 ? 1 : 0
@@ -111,15 +123,17 @@ func run(_ contender: Contender, _ workload: Workload) async throws -> Int {
         }
     }
     let perWorker = workload.requests / workload.concurrency
+    // Built once, as the raw contender sets its URL once.
+    let request = courierRequest(workload.path)
     return try await withThrowingTaskGroup(of: Int.self) { group in
         for _ in 0..<workload.concurrency {
-            group.addTask {
+            group.addTask(executorPreference: contender == .curlExecutor ? curl.taskExecutor : nil) {
                 var ok = 0
                 for _ in 0..<perWorker {
                     switch contender {
-                    case .curl, .urlSession:
-                        let transport: any Transport = contender == .curl ? curl : session
-                        if try await transport.send(courierRequest(workload.path), options: .init())
+                    case .curl, .curlExecutor, .urlSession:
+                        let transport: any Transport = contender == .urlSession ? session : curl
+                        if try await transport.send(request, options: .init())
                             .statusCode == 200
                         {
                             ok += 1
@@ -147,8 +161,8 @@ struct Sample {
 
 var samples: [String: [Contender: [Sample]]] = [:]
 for round in 1...rounds {
-    for workload in workloads {
-        for contender in Contender.allCases {
+    for workload in chosenWorkloads {
+        for contender in contenders {
             let start = ContinuousClock.now
             let cpu = cpuSeconds()
             let ok = try await run(contender, workload)
@@ -182,14 +196,14 @@ func median(_ values: [Double]) -> Double {
 
 print(
     "Medians of \(rounds) interleaved rounds; ratios are per-round ratios to raw C libcurl, then the median.")
-for workload in workloads {
+for workload in chosenWorkloads {
     let unit = workload.download ? "MiB/s" : "req/s"
     let cpuUnit = workload.download ? "CPU µs/MiB" : "CPU µs/req"
     print("\n\(workload.name)")
     print("| contender | \(unit) | × raw | \(cpuUnit) | × raw |")
     print("|---|---|---|---|---|")
     let raw = samples[workload.name]?[.raw] ?? []
-    for contender in Contender.allCases {
+    for contender in contenders {
         let mine = samples[workload.name]?[contender] ?? []
         let speedRatio = median(zip(mine, raw).map { $0.requestsPerSecond / $1.requestsPerSecond })
         let cpuRatio = median(zip(mine, raw).map { $0.cpuMicrosPerRequest / $1.cpuMicrosPerRequest })

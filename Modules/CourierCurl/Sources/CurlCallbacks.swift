@@ -17,7 +17,7 @@ func curlHeader(
     guard let context, let data else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
     let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
-    return transfer.header(String(decoding: bytes, as: UTF8.self)) ? size * count : 0
+    return transfer.header(bytes) ? size * count : 0
 }
 
 func curlSeek(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ origin: Int32) -> Int32 {

@@ -7,9 +7,13 @@ import Synchronization
 /// transfers and cancellations through a locked queue and wake it with
 /// `curl_multi_wakeup`; it resumes their continuations when transfers end.
 /// No libcurl call ever runs on the Swift concurrency pool.
-final class CurlEngine: Sendable {
+///
+/// The engine is also a `TaskExecutor`: tasks that prefer it run their jobs
+/// on the engine thread between libcurl calls, so a request made from such a
+/// task never changes threads and needs no wake-up.
+final class CurlEngine: TaskExecutor, Sendable {
     private enum Command {
-        case add(UInt64)
+        case add(TransferBox)
         case cancel(UInt64)
     }
 
@@ -21,6 +25,8 @@ final class CurlEngine: Sendable {
         /// The engine thread is in (or about to enter) `curl_multi_poll`:
         /// only then does new work need a wake-up.
         var sleeping = false
+        /// Jobs of tasks that prefer this engine as their executor.
+        var jobs: [UnownedJob] = []
     }
 
     /// Handed to the engine thread; `CurlTransfer`s are not Sendable.
@@ -34,9 +40,17 @@ final class CurlEngine: Sendable {
     private var multi: UnsafeMutableRawPointer { multiHandle.pointer }
     private let configuration: CurlTransport.Configuration
     private let queue = Mutex(Queue())
-    /// Boxed transfers waiting in the queue (parallel to `Queue.commands`).
-    private let handoff = Mutex<[UInt64: TransferBox]>([:])
     private let finished = Mutex<[CheckedContinuation<Void, Never>]>([])
+    /// Transfers in libcurl, and waiting for a place, as last counted by the engine.
+    let counts = Atomic<Int>(0)
+    let waitingCount = Atomic<Int>(0)
+    /// The engine thread's `pthread_t`, once it runs.
+    private let thread = Atomic<UInt>(0)
+
+    /// Whether the caller runs on the engine thread (its task prefers this executor).
+    var isCurrentThread: Bool {
+        thread.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
+    }
 
     init(configuration: CurlTransport.Configuration) throws(TransportError) {
         curl_global_init(Int(CURL_GLOBAL_ALL))
@@ -47,8 +61,12 @@ final class CurlEngine: Sendable {
             multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
         _ = courier_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections)
         _ = courier_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxConnections)
-        let thread = Thread { [self] in self.run() }
-        thread.name = "courier-curl"
+        let thread = Thread { [self] in
+            // Named from inside: on Linux a name set before start() is lost.
+            Thread.current.name = "courier-curl"
+            self.thread.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
+            self.run()
+        }
         thread.start()
     }
 
@@ -65,14 +83,28 @@ final class CurlEngine: Sendable {
         // it too, so a wake-up never reaches a freed handle.
         queue.withLock { queue in
             guard !queue.stopping else { return false }
-            handoff.withLock { $0[transfer.id] = TransferBox(transfer: transfer) }
-            queue.commands.append(.add(transfer.id))
+            queue.commands.append(.add(TransferBox(transfer: transfer)))
             if queue.sleeping {
                 queue.sleeping = false
                 curl_multi_wakeup(multi)
             }
             return true
         }
+    }
+
+    /// Runs `job` on the engine thread; after shutdown, on the global executor.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = queue.withLock { queue in
+            guard !queue.stopped else { return false }
+            queue.jobs.append(job)
+            if queue.sleeping {
+                queue.sleeping = false
+                curl_multi_wakeup(multi)
+            }
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
     func cancel(_ id: UInt64) {
@@ -104,53 +136,77 @@ final class CurlEngine: Sendable {
 
     private func run() {
         var active: [UInt64: CurlTransfer] = [:]
+        // Transfers over the limit wait here, not in libcurl's pending list,
+        // which costs more memory per request and slows removals as it grows.
+        var waiting = WaitingTransfers()
+        let limit = max(1, configuration.maxActiveTransfers)
         // Cancellations that arrived before their transfer did.
         var cancelledEarly: Set<UInt64> = []
         var running: Int32 = 0
         while true {
+            // Jobs first: what they add is then taken in this same iteration.
+            let jobs = queue.withLock { queue in
+                defer { queue.jobs = [] }
+                return queue.jobs
+            }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
             let (commands, stopping) = queue.withLock { queue in
                 defer { queue.commands = [] }
                 return (queue.commands, queue.stopping)
             }
             for command in commands {
                 switch command {
-                case .add(let id):
-                    guard let box = handoff.withLock({ $0.removeValue(forKey: id) }) else { continue }
+                case .add(let box):
+                    let id = box.transfer.id
                     if cancelledEarly.remove(id) != nil {
                         box.transfer.continuation?.resume(
                             throwing: TransportError(.cancelled, "the request was cancelled"))
                         box.transfer.continuation = nil
                         continue
                     }
-                    active[id] = box.transfer
-                    curl_multi_add_handle(multi, box.transfer.handle)
+                    if active.count < limit {
+                        active[id] = box.transfer
+                        curl_multi_add_handle(multi, box.transfer.handle)
+                    } else {
+                        waiting.append(box.transfer)
+                    }
                 case .cancel(let id):
-                    guard let transfer = active.removeValue(forKey: id) else {
+                    let transfer: CurlTransfer
+                    if let running = active.removeValue(forKey: id) {
+                        curl_multi_remove_handle(multi, running.handle)
+                        transfer = running
+                    } else if let queued = waiting.remove(id: id) {
+                        transfer = queued
+                    } else {
                         cancelledEarly.insert(id)
                         continue
                     }
-                    curl_multi_remove_handle(multi, transfer.handle)
                     transfer.continuation?.resume(
                         throwing: TransportError(.cancelled, "the request was cancelled"))
                     transfer.continuation = nil
                 }
             }
             if stopping {
-                for transfer in active.values {
+                for transfer in Array(active.values) + waiting.drain() {
                     curl_multi_remove_handle(multi, transfer.handle)
                     transfer.continuation?.resume(
                         throwing: TransportError(.cancelled, "the transport shut down"))
                     transfer.continuation = nil
                 }
                 active = [:]
-                let waiters = queue.withLock { queue in
+                let (waiters, jobs) = queue.withLock { queue in
                     curl_multi_cleanup(multi)
                     queue.stopped = true
-                    return finished.withLock { waiters in
-                        defer { waiters = [] }
-                        return waiters
-                    }
+                    defer { queue.jobs = [] }
+                    return (
+                        finished.withLock { waiters in
+                            defer { waiters = [] }
+                            return waiters
+                        }, queue.jobs
+                    )
                 }
+                // Jobs that arrived during the shutdown go to the global executor.
+                for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
                 for waiter in waiters { waiter.resume() }
                 return
             }
@@ -169,9 +225,18 @@ final class CurlEngine: Sendable {
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 curl_multi_remove_handle(multi, handle)
                 active.removeValue(forKey: transfer.id)
+                while active.count < limit, let next = waiting.popFirst() {
+                    active[next.id] = next
+                    curl_multi_add_handle(multi, next.handle)
+                }
                 if let continuation = transfer.continuation {
                     transfer.continuation = nil
-                    completed.append((continuation, outcome(of: transfer, result: result)))
+                    if transfer.sentFromEngineThread {
+                        // Its task runs here: resuming only queues a job on this thread.
+                        continuation.resume(with: outcome(of: transfer, result: result))
+                    } else {
+                        completed.append((continuation, outcome(of: transfer, result: result)))
+                    }
                 }
             }
             // One task resumes every completion of this iteration: the callers'
@@ -183,10 +248,12 @@ final class CurlEngine: Sendable {
                 let batch = Completions(items: completed)
                 Task { for (continuation, outcome) in batch.items { continuation.resume(with: outcome) } }
             }
+            counts.store(active.count, ordering: .relaxed)
+            waitingCount.store(waiting.count, ordering: .relaxed)
             // Sleep only with no work queued; producers wake the poll only
             // when this flag says it sleeps.
             let sleep = queue.withLock { queue in
-                guard queue.commands.isEmpty, !queue.stopping else { return false }
+                guard queue.commands.isEmpty, queue.jobs.isEmpty, !queue.stopping else { return false }
                 queue.sleeping = true
                 return true
             }
@@ -223,4 +290,56 @@ private struct MultiHandle: @unchecked Sendable {
 /// One loop iteration's completions, resumed together.
 private struct Completions: Sendable {
     let items: [(CheckedContinuation<RawResponse, any Error>, Result<RawResponse, any Error>)]
+}
+
+/// Transfers waiting for a place in the multi handle, first come first served.
+private struct WaitingTransfers {
+    private var items: [CurlTransfer?] = []
+    private var head = 0
+
+    private(set) var count = 0
+
+    mutating func append(_ transfer: CurlTransfer) {
+        items.append(transfer)
+        count += 1
+    }
+
+    mutating func popFirst() -> CurlTransfer? {
+        while head < items.count {
+            let item = items[head]
+            items[head] = nil
+            head += 1
+            if let item {
+                count -= 1
+                compact()
+                return item
+            }
+        }
+        return nil
+    }
+
+    /// Takes out a cancelled transfer.
+    mutating func remove(id: UInt64) -> CurlTransfer? {
+        guard let index = items[head...].firstIndex(where: { $0?.id == id }) else { return nil }
+        count -= 1
+        defer { items[index] = nil }
+        return items[index]
+    }
+
+    /// Everything still waiting, emptying the queue.
+    mutating func drain() -> [CurlTransfer] {
+        defer {
+            items = []
+            head = 0
+            count = 0
+        }
+        return items[head...].compactMap { $0 }
+    }
+
+    private mutating func compact() {
+        if head > 1024, head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+    }
 }

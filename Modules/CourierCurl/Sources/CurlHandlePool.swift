@@ -1,39 +1,38 @@
-import CCurl
+import CourierCore
 import Synchronization
 
-/// Easy handles kept for reuse: creating one costs far more than resetting it.
-/// A handle in the pool belongs to nobody else; taking it hands it to one
-/// transfer, which gives it back (reset) when it ends.
+/// Easy handles kept for reuse: creating one and setting its shared options
+/// costs far more than setting a request's own. A handle in the pool belongs
+/// to nobody else; taking it hands it to one transfer, which gives it back
+/// when it ends.
 final class CurlHandlePool: Sendable {
-    /// An easy handle with no owner.
+    /// A handle with no owner.
     private struct Idle: @unchecked Sendable {
         // Safe: an idle handle is reachable only through the pool's lock, and
         // exactly one transfer owns it after `take()`.
-        let handle: UnsafeMutableRawPointer
+        let handle: CurlHandle
     }
 
     private let idle = Mutex<[Idle]>([])
     private let capacity: Int
+    private let configuration: CurlTransport.Configuration
 
-    init(capacity: Int) { self.capacity = capacity }
-
-    deinit {
-        for entry in idle.withLock({ $0 }) { curl_easy_cleanup(entry.handle) }
+    init(capacity: Int, configuration: CurlTransport.Configuration) {
+        self.capacity = capacity
+        self.configuration = configuration
     }
 
-    /// A handle with default options: a pooled one, or a new one.
-    func take() -> UnsafeMutableRawPointer? {
-        idle.withLock { $0.popLast()?.handle } ?? curl_easy_init()
+    /// A pooled handle, or a new one with the transport's shared options.
+    func take() throws(TransportError) -> CurlHandle {
+        if let pooled = idle.withLock({ $0.popLast() }) { return pooled.handle }
+        return try CurlHandle(configuration: configuration)
     }
 
-    /// Takes a handle back once its transfer has left the multi handle.
-    func give(_ handle: UnsafeMutableRawPointer) {
-        curl_easy_reset(handle)
-        let kept = idle.withLock { idle in
-            guard idle.count < capacity else { return false }
-            idle.append(Idle(handle: handle))
-            return true
+    /// Takes a handle back once its transfer has left the multi handle; one
+    /// over the capacity is freed.
+    func give(_ handle: CurlHandle) {
+        idle.withLock { idle in
+            if idle.count < capacity { idle.append(Idle(handle: handle)) }
         }
-        if !kept { curl_easy_cleanup(handle) }
     }
 }

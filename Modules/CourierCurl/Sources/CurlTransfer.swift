@@ -7,94 +7,79 @@ import HTTPTypes
 /// Created on the caller's task, then touched only on the transport's thread.
 final class CurlTransfer {
     let id: UInt64
-    let handle: UnsafeMutableRawPointer
+    private let easy: CurlHandle
+    var handle: UnsafeMutableRawPointer { easy.pointer }
     let request: OutgoingRequest
     let options: TransportOptions
+    /// Resumed exactly once, by whoever sets it to nil first (the engine
+    /// thread, or `send` when the engine refuses the transfer).
     var continuation: CheckedContinuation<RawResponse, any Error>?
+    /// Whether the caller's task runs on the engine thread (executor mode).
+    var sentFromEngineThread = false
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var bodyReader: RequestBodyReader?
     private var pendingUpload: [UInt8] = []
     private var uploadOffset = 0
     private var uploaded: Int64 = 0
-    /// The status line and header lines of the latest response block.
-    private var headerLines: [String] = []
+    /// The response head as it arrives.
+    private var head = CurlResponseHead()
     private var body: [UInt8] = []
     private var file: FileHandle?
     private var downloaded: Int64 = 0
-    /// The fields of the latest complete response head, checked.
-    private var fields = HTTPFields()
-    /// Bytes of response heads received, 1xx included.
-    private var headerBytes = 0
     private(set) var failure: TransportError?
-    /// libcurl's error buffer: the detail behind a failed transfer.
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
     private let pool: CurlHandlePool
 
     init(
-        id: UInt64, handle: UnsafeMutableRawPointer, pool: CurlHandlePool, request: OutgoingRequest,
+        id: UInt64, handle: CurlHandle, pool: CurlHandlePool, request: OutgoingRequest,
         options: TransportOptions
     ) {
         self.id = id
-        self.handle = handle
+        self.easy = handle
         self.pool = pool
         self.request = request
         self.options = options
     }
 
     deinit {
-        errorBuffer.deallocate()
         curl_slist_free_all(headerList)
         try? file?.close()
-        // The transfer has left the multi handle (or never joined it): reset
-        // the handle and keep it for the next request.
-        pool.give(handle)
+        // The transfer has left the multi handle (or never joined it): the
+        // handle can serve the next request.
+        pool.give(easy)
     }
 
-    /// Sets every option this request needs on a fresh handle.
-    func configure(_ settings: CurlTransport.Configuration) throws(TransportError) {
+    /// Sets every option in which this request differs from the handle's
+    /// previous one; the shared ones were set when the handle was made.
+    func configure() throws(TransportError) {
         let head = request.head
         guard let scheme = head.scheme, let authority = head.authority, let path = head.path else {
             throw TransportError(.other, "the request has no scheme, authority or path")
         }
-        let url = "\(scheme)://\(authority)\(path)"
-        try check(courier_easy_setopt_string(handle, CURLOPT_URL, url))
-        try check(courier_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
-        try check(courier_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1))
-        errorBuffer.initialize(to: 0)
-        try check(courier_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
-        try check(courier_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0))
-        try check(courier_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1))
-        try check(courier_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2))
-        try check(
-            courier_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds))
-        if let timeout = options.timeout {
-            try check(
-                courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(timeout))))
-        }
-        try check(courier_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""))
-        try applyConnectionSettings(settings)
-        if let limit = options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize {
-            try check(courier_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
-        }
+        easy.errorBuffer[0] = 0
+        try check(courier_easy_setopt_string(handle, CURLOPT_URL, "\(scheme)://\(authority)\(path)"))
+        let timeout = options.timeout.map { max(1, Self.milliseconds($0)) } ?? 0
+        try check(courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout))
+        let limit = options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize ?? 0
+        try check(courier_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
 
-        let method = head.method.rawValue
+        // HTTPGET clears NOBODY and UPLOAD left by an earlier request.
+        try check(courier_easy_setopt_long(handle, CURLOPT_HTTPGET, 1))
+        if head.method == .head { try check(courier_easy_setopt_long(handle, CURLOPT_NOBODY, 1)) }
         var fields = head.headerFields
         if let body = request.body {
             try check(courier_easy_setopt_long(handle, CURLOPT_UPLOAD, 1))
-            if let length = body.length {
-                try check(courier_easy_setopt_off_t(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(length)))
-            }
             bodyReader = body.makeReader()
             // libcurl would otherwise wait a second for `100 Continue` on large uploads.
             fields[.expect] = nil
             headerList = curl_slist_append(headerList, "Expect:")
         }
-        if head.method == .head {
-            try check(courier_easy_setopt_long(handle, CURLOPT_NOBODY, 1))
-        } else if head.method != .get || request.body != nil {
-            try check(courier_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
-        }
+        try check(
+            courier_easy_setopt_off_t(
+                handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body?.length ?? -1)))
+        let custom = head.method != .head && (head.method != .get || request.body != nil)
+        try check(
+            courier_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, custom ? head.method.rawValue : nil))
         for field in fields {
             let value = field.value
             if value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
@@ -107,46 +92,16 @@ final class CurlTransfer {
         try check(courier_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
 
         let context = Unmanaged.passUnretained(self).toOpaque()
-        try check(courier_easy_setopt_pointer(handle, CURLOPT_PRIVATE, context))
-        try check(courier_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context))
-        try check(courier_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context))
-        try check(courier_easy_setopt_pointer(handle, CURLOPT_READDATA, context))
-        try check(courier_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, curlWrite))
-        try check(courier_easy_setopt_write_function(handle, CURLOPT_HEADERFUNCTION, curlHeader))
-        try check(courier_easy_setopt_read_function(handle, CURLOPT_READFUNCTION, curlRead))
-        try check(courier_easy_setopt_pointer(handle, CURLOPT_SEEKDATA, context))
-        try check(courier_easy_setopt_seek_function(handle, CURLOPT_SEEKFUNCTION, curlSeek))
+        for option in [
+            CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_READDATA, CURLOPT_SEEKDATA,
+        ] {
+            try check(courier_easy_setopt_pointer(handle, option, context))
+        }
         // Older libcurl lacks the hook; then a bodyless POST may be resent (README).
-        if courier_easy_setopt_prereq_function(handle, CURLOPT_PREREQFUNCTION, curlPrerequest) == CURLE_OK {
+        if easy.hasPrerequestHook {
             try check(courier_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
         }
         if let destination = options.destination { file = try Self.open(destination) }
-    }
-
-    private func applyConnectionSettings(_ settings: CurlTransport.Configuration) throws(TransportError) {
-        if let (rate, seconds) = settings.lowSpeedLimit {
-            try check(courier_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, rate))
-            try check(courier_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, seconds))
-        }
-        let version: Int32 =
-            switch settings.httpVersion {
-            case .automatic: Int32(CURL_HTTP_VERSION_2TLS)
-            case .http1: Int32(CURL_HTTP_VERSION_1_1)
-            case .http2PriorKnowledge: Int32(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
-            }
-        try check(courier_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(version)))
-        if let proxy = settings.proxy { try check(courier_easy_setopt_string(handle, CURLOPT_PROXY, proxy)) }
-        if let bundle = settings.tls.caBundlePath {
-            try check(courier_easy_setopt_string(handle, CURLOPT_CAINFO, bundle))
-        }
-        if let client = settings.tls.clientCertificate {
-            try check(courier_easy_setopt_string(handle, CURLOPT_SSLCERT, client.certificatePath))
-            try check(courier_easy_setopt_string(handle, CURLOPT_SSLKEY, client.keyPath))
-        }
-        if !settings.tls.pinnedPublicKeys.isEmpty {
-            let pins = settings.tls.pinnedPublicKeys.joined(separator: ";")
-            try check(courier_easy_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, pins))
-        }
     }
 
     // MARK: - Callbacks (on the transport's thread)
@@ -169,6 +124,9 @@ final class CurlTransfer {
                 failure = TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
                 return 0
             }
+            if body.isEmpty, let length = head.contentLength, length <= options.maxBodySize {
+                body.reserveCapacity(length)
+            }
             body.append(contentsOf: bytes)
         }
         options.progress?(TransferProgress(direction: .download, completed: downloaded, total: nil))
@@ -177,44 +135,10 @@ final class CurlTransfer {
 
     /// Returns false to abort when the response head grows past the limit or
     /// its framing is ambiguous (``ResponseHeadCheck``), before any body byte.
-    func header(_ line: String) -> Bool {
-        headerBytes += line.utf8.count
-        guard headerBytes <= ResponseHeadCheck.maxHeadBytes else {
-            failure = TransportError(
-                .protocolError, "the response head exceeds \(ResponseHeadCheck.maxHeadBytes) bytes")
-            return false
-        }
-        if line.hasPrefix("HTTP/") { headerLines = [] }
-        var trimmed = Substring(line)
-        while let last = trimmed.last, last == "\r\n" || last == "\n" || last == "\r" { trimmed.removeLast() }
-        guard trimmed.isEmpty else {
-            headerLines.append(String(trimmed))
-            return true
-        }
-        // The blank line: the head is complete.
-        fields = Self.fields(headerLines.dropFirst())
-        do {
-            try ResponseHeadCheck.validate(fields)
-        } catch {
-            failure = error
-            return false
-        }
-        return true
-    }
-
-    private static func fields(_ lines: ArraySlice<String>) -> HTTPFields {
-        var fields = HTTPFields()
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon]))
-            else {
-                continue
-            }
-            fields.append(
-                HTTPField(
-                    name: name,
-                    value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
-        }
-        return fields
+    func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard let problem = head.take(line) else { return true }
+        failure = problem
+        return false
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -282,19 +206,13 @@ final class CurlTransfer {
     // MARK: - Completion
 
     /// What libcurl wrote into the error buffer, if anything.
-    var errorDetail: String { String(cString: errorBuffer) }
+    var errorDetail: String { String(cString: easy.errorBuffer) }
 
     /// The response, once libcurl finished the transfer successfully.
     func response() throws(TransportError) -> RawResponse {
-        guard let statusLine = headerLines.first else {
-            throw TransportError(.emptyResponse, "no response head")
-        }
-        let parts = statusLine.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, let code = Int(parts[1]), (100...999).contains(code) else {
-            throw TransportError(.protocolError, "invalid status line: \(statusLine)")
-        }
-        let reason = parts.count > 2 ? String(parts[2]) : ""
-        let head = HTTPResponse(status: .init(code: code, reasonPhrase: reason), headerFields: fields)
+        guard let code = head.status else { throw TransportError(.emptyResponse, "no response head") }
+        let head = HTTPResponse(
+            status: .init(code: code, reasonPhrase: self.head.reason), headerFields: self.head.fields)
         var responseBody = ResponseBody.bytes(body)
         if let file, let destination = options.destination {
             try? file.close()

@@ -1,6 +1,7 @@
 import CCurl
 import CourierCore
 import Foundation
+import Synchronization
 
 /// The default transport on Linux: libcurl's multi interface on a thread the
 /// transport owns, with connection reuse across requests.
@@ -30,6 +31,9 @@ public final class CurlTransport: Transport {
         public var maxConnectionsPerHost: Int
         /// Connections in total.
         public var maxConnections: Int
+        /// Transfers handed to libcurl at once; more wait their turn in a
+        /// queue in Swift, which stays cheap with thousands of requests in flight.
+        public var maxActiveTransfers: Int
         /// The longest a connection may take to establish, in milliseconds.
         public var connectTimeoutMilliseconds: Int
         /// Abort a transfer slower than `bytesPerSecond` for `seconds`; `nil` never.
@@ -46,13 +50,14 @@ public final class CurlTransport: Transport {
 
         /// Creates a configuration; TLS is always verified.
         public init(
-            maxConnectionsPerHost: Int = 32, maxConnections: Int = 256,
+            maxConnectionsPerHost: Int = 32, maxConnections: Int = 256, maxActiveTransfers: Int = 256,
             connectTimeoutMilliseconds: Int = 10_000,
             lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)? = nil, redirects: RedirectPolicy = .follow,
             httpVersion: HTTPVersion = .automatic, proxy: String? = nil, tls: TLSSettings = .system
         ) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxConnections = maxConnections
+            self.maxActiveTransfers = maxActiveTransfers
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.lowSpeedLimit = lowSpeedLimit
             self.redirects = redirects
@@ -71,7 +76,8 @@ public final class CurlTransport: Transport {
     public init(configuration: Configuration = .init()) throws(TransportError) {
         self.configuration = configuration
         self.engine = try CurlEngine(configuration: configuration)
-        self.handles = CurlHandlePool(capacity: max(8, configuration.maxConnections))
+        self.handles = CurlHandlePool(
+            capacity: max(8, configuration.maxConnections), configuration: configuration)
     }
 
     /// A process-wide transport that lives as long as the process.
@@ -94,10 +100,11 @@ public final class CurlTransport: Transport {
 
     /// One exchange through libcurl, without following redirects.
     private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
-        guard let handle = handles.take() else { throw TransportError(.other, "curl_easy_init failed") }
         let transfer = CurlTransfer(
-            id: engine.nextID(), handle: handle, pool: handles, request: request, options: options)
-        try transfer.configure(configuration)
+            id: engine.nextID(), handle: try handles.take(), pool: handles, request: request, options: options
+        )
+        try transfer.configure()
+        transfer.sentFromEngineThread = engine.isCurrentThread
         let engine = self.engine
         let id = transfer.id
         let box = UncheckedTransfer(transfer: transfer)
@@ -117,6 +124,26 @@ public final class CurlTransport: Transport {
 
     /// Fails what is in flight and stops the transport's thread.
     public func shutdown() async { await engine.shutdown() }
+
+    /// Requests in libcurl's hands now, and requests waiting for a place
+    /// (``Configuration/maxActiveTransfers``), as of the transport thread's
+    /// latest turn: for metrics and load shedding.
+    public var load: (active: Int, waiting: Int) {
+        (engine.counts.load(ordering: .relaxed), engine.waitingCount.load(ordering: .relaxed))
+    }
+
+    /// The transport's thread as a task executor, for the opt-in mode in which
+    /// callers run on it: `withTaskExecutorPreference(transport.taskExecutor)`
+    /// or ``withExecutorPreference(_:)``. A request made there never changes
+    /// threads, which saves two thread hops per request; in exchange, code that
+    /// runs there delays every transfer of this transport while it runs, so
+    /// keep it short and never block in it.
+    public var taskExecutor: any TaskExecutor { engine }
+
+    /// Runs `body` on the transport's thread (see ``taskExecutor``).
+    public func withExecutorPreference<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+        try await withTaskExecutorPreference(engine) { try await body() }
+    }
 }
 
 /// Runs `body` with a new transport and shuts it down afterwards, whether

@@ -8,9 +8,10 @@ import Foundation
 /// How a request body reaches URLSession without loading big bodies into memory.
 ///
 /// URLSession uploads either `Data` or one file. A body of several parts
-/// (multipart with files) or a one-shot stream is written to a temporary file
+/// (multipart with files) or a large one is written to a temporary file
 /// first, chunk by chunk, and uploaded from there; the file is deleted when
-/// the exchange ends.
+/// the exchange ends. (One-shot streams arrive gathered: see
+/// `RedirectPolicy.exchange`.)
 enum BodySpool {
     /// What to hand to URLSession.
     enum Source {
@@ -31,14 +32,14 @@ enum BodySpool {
             }
             return .file(try await spool(partsOf: body), temporary: true)
         }
-        return .file(try await spool(streamOf: body), temporary: true)
+        return .data(Data(try await body.collect(upTo: TransportOptions.defaultMaxBodySize)))
     }
 
     /// Copies a replayable body to a temporary file on a queue of its own:
     /// reading its files and writing blocks, so not on the concurrency pool.
     private static func spool(partsOf body: RequestBody) async throws -> URL {
         guard let reader = body.makeReader(chunkSize: 256 * 1024) else {
-            return try await spool(streamOf: body)
+            throw TransportError(.other, "a body of parts has no reader")
         }
         let url = temporaryURL()
         return try await withCheckedThrowingContinuation { continuation in
@@ -53,20 +54,6 @@ enum BodySpool {
                     continuation.resume(throwing: spoolError(error))
                 }
             }
-        }
-    }
-
-    /// Copies a one-shot stream to a temporary file as its chunks arrive.
-    private static func spool(streamOf body: RequestBody) async throws -> URL {
-        let url = temporaryURL()
-        do {
-            let handle = try create(url)
-            defer { try? handle.close() }
-            for try await chunk in body.chunks() { try handle.write(contentsOf: chunk) }
-            return url
-        } catch {
-            try? FileManager.default.removeItem(at: url)
-            throw spoolError(error)
         }
     }
 

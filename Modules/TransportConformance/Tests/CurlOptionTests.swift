@@ -58,3 +58,62 @@ struct CurlOptionTests {
         }
     }
 }
+
+/// CurlTransport's limits on connections and on transfers handed to libcurl.
+struct CurlLimitTests {
+    @Test func connectionsPerHostAreCappedAndWaitingRequestsAllFinish() async throws {
+        try await withMockServer(.init(journalCapacity: 5_000)) { server async throws in
+            let configuration = CurlTransport.Configuration(maxConnectionsPerHost: 4, maxActiveTransfers: 16)
+            try await withCurlTransport(configuration: configuration) { transport async throws in
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<2_000 {
+                        group.addTask {
+                            try await transport.send(
+                                request(server, "/status/\(200 + index % 2)"), options: .init()
+                            )
+                            .statusCode
+                        }
+                    }
+                    return try await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
+                }
+                #expect(statuses == [200: 1_000, 201: 1_000])
+                #expect(Set(server.journal.entries.map(\.connectionIndex)).count <= 4)
+            }
+        }
+    }
+
+    @Test func aCancelledWaitingRequestLeavesTheQueue() async throws {
+        let stubs = try ContractLoader.parse(
+            Array(#"{"id": "s", "request": {"urlPath": "/stall"}, "response": {"fault": "stall"}}"#.utf8),
+            file: "<test>")
+        try await withMockServer(.init(stubs: stubs)) { server async throws in
+            let configuration = CurlTransport.Configuration(maxActiveTransfers: 1)
+            try await withCurlTransport(configuration: configuration) { transport async throws in
+                // The first holds the only place; the second waits in the queue.
+                let holder = Task { try await transport.send(request(server, "/stall"), options: .init()) }
+                _ = try await server.journal.waitFor(1)
+                let waiter = Task {
+                    try await transport.send(request(server, "/status/200"), options: .init())
+                }
+                // Wait (bounded) until the transport reports the request queued.
+                var turns = 0
+                while transport.load.waiting == 0, turns < 1_000_000 {
+                    turns += 1
+                    await Task.yield()
+                }
+                #expect(transport.load == (active: 1, waiting: 1))
+                waiter.cancel()
+                await expectTransportError(.cancelled, "a cancelled waiting request") {
+                    try await waiter.value
+                }
+                holder.cancel()
+                await expectTransportError(.cancelled, "the holder") { try await holder.value }
+                // The place is free again.
+                #expect(
+                    try await transport.send(request(server, "/status/204"), options: .init()).statusCode
+                        == 204)
+                #expect(server.journal.entries.map(\.request.path) == ["/stall", "/status/204"])
+            }
+        }
+    }
+}

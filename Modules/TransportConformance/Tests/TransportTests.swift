@@ -61,6 +61,37 @@ struct TransportTests {
     }
 
     @Test(arguments: TransportKind.allCases)
+    func nothingCarriesOverFromOneRequestToTheNext(kind: TransportKind) async throws {
+        // One connection, so one reused handle serves every request in turn.
+        try await withMockServer { server async throws in
+            try await kind.withFresh { transport async throws in
+                let sequence: [(HTTPRequest.Method, [UInt8]?, HTTPFields)] = [
+                    (.put, [1, 2, 3], [.contentType: "application/octet-stream"]),
+                    (.head, nil, [:]), (.get, nil, [:]),
+                    (.post, nil, [HTTPField.Name("X-Once") ?? .accept: "x/y"]),
+                    (.delete, nil, [:]), (.get, nil, [:]),
+                ]
+                for (method, body, headers) in sequence {
+                    let response = try await transport.send(
+                        request(
+                            server, "/anything", method: method, headers: headers,
+                            body: body.map(RequestBody.init(bytes:))),
+                        options: .init(timeout: .seconds(5)))
+                    #expect(response.statusCode == 200)
+                }
+                let entries = server.journal.entries
+                #expect(entries.map(\.request.method) == sequence.map(\.0.rawValue))
+                #expect(entries.map(\.request.body) == sequence.map { $0.1 ?? [] })
+                #expect(entries.map { $0.request.header("X-Once") } == [nil, nil, nil, "x/y", nil, nil])
+                #expect(
+                    entries.map { $0.request.header("Content-Type") != nil } == [
+                        true, false, false, false, false, false,
+                    ])
+            }
+        }
+    }
+
+    @Test(arguments: TransportKind.allCases)
     func downloadsToAFile(kind: TransportKind) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,0 +1,74 @@
+import CCurl
+import CourierCore
+
+/// An easy handle with the options every request of one transport shares,
+/// set once when the handle is made, and its error buffer. Requests set only
+/// what differs between them (``CurlTransfer/configure()``), so a pooled
+/// handle is never reset: `curl_easy_reset` and twenty option calls per
+/// request were a measurable part of a small request's cost.
+final class CurlHandle {
+    let pointer: UnsafeMutableRawPointer
+    /// libcurl's error buffer: the detail behind a failed transfer.
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Whether this libcurl has `CURLOPT_PREREQFUNCTION` (7.80).
+    let hasPrerequestHook: Bool
+
+    init(configuration: CurlTransport.Configuration) throws(TransportError) {
+        guard let pointer = curl_easy_init() else { throw TransportError(.other, "curl_easy_init failed") }
+        self.pointer = pointer
+        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(to: 0)
+        self.hasPrerequestHook =
+            courier_easy_setopt_prereq_function(pointer, CURLOPT_PREREQFUNCTION, curlPrerequest) == CURLE_OK
+        try applyShared(configuration)
+    }
+
+    deinit {
+        curl_easy_cleanup(pointer)
+        errorBuffer.deallocate()
+    }
+
+    private func applyShared(_ settings: CurlTransport.Configuration) throws(TransportError) {
+        try check(courier_easy_setopt_string(pointer, CURLOPT_PROTOCOLS_STR, "http,https"))
+        try check(courier_easy_setopt_long(pointer, CURLOPT_NOSIGNAL, 1))
+        try check(courier_easy_setopt_pointer(pointer, CURLOPT_ERRORBUFFER, errorBuffer))
+        // Courier follows redirects itself (RedirectPolicy).
+        try check(courier_easy_setopt_long(pointer, CURLOPT_FOLLOWLOCATION, 0))
+        try check(courier_easy_setopt_long(pointer, CURLOPT_SSL_VERIFYPEER, 1))
+        try check(courier_easy_setopt_long(pointer, CURLOPT_SSL_VERIFYHOST, 2))
+        try check(
+            courier_easy_setopt_long(pointer, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds))
+        try check(courier_easy_setopt_string(pointer, CURLOPT_ACCEPT_ENCODING, ""))
+        try check(courier_easy_setopt_write_function(pointer, CURLOPT_WRITEFUNCTION, curlWrite))
+        try check(courier_easy_setopt_write_function(pointer, CURLOPT_HEADERFUNCTION, curlHeader))
+        try check(courier_easy_setopt_read_function(pointer, CURLOPT_READFUNCTION, curlRead))
+        try check(courier_easy_setopt_seek_function(pointer, CURLOPT_SEEKFUNCTION, curlSeek))
+        if let (rate, seconds) = settings.lowSpeedLimit {
+            try check(courier_easy_setopt_long(pointer, CURLOPT_LOW_SPEED_LIMIT, rate))
+            try check(courier_easy_setopt_long(pointer, CURLOPT_LOW_SPEED_TIME, seconds))
+        }
+        let version: Int32 =
+            switch settings.httpVersion {
+            case .automatic: Int32(CURL_HTTP_VERSION_2TLS)
+            case .http1: Int32(CURL_HTTP_VERSION_1_1)
+            case .http2PriorKnowledge: Int32(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
+            }
+        try check(courier_easy_setopt_long(pointer, CURLOPT_HTTP_VERSION, Int(version)))
+        if let proxy = settings.proxy { try check(courier_easy_setopt_string(pointer, CURLOPT_PROXY, proxy)) }
+        if let bundle = settings.tls.caBundlePath {
+            try check(courier_easy_setopt_string(pointer, CURLOPT_CAINFO, bundle))
+        }
+        if let client = settings.tls.clientCertificate {
+            try check(courier_easy_setopt_string(pointer, CURLOPT_SSLCERT, client.certificatePath))
+            try check(courier_easy_setopt_string(pointer, CURLOPT_SSLKEY, client.keyPath))
+        }
+        if !settings.tls.pinnedPublicKeys.isEmpty {
+            let pins = settings.tls.pinnedPublicKeys.joined(separator: ";")
+            try check(courier_easy_setopt_string(pointer, CURLOPT_PINNEDPUBLICKEY, pins))
+        }
+    }
+
+    func check(_ result: CURLcode) throws(TransportError) {
+        guard result == CURLE_OK else { throw CurlErrorMapping.error(result, detail: "setting an option") }
+    }
+}
