@@ -157,15 +157,32 @@ func run(_ contender: Contender, _ workload: Workload) async throws -> Int {
 struct Sample {
     var requestsPerSecond: Double
     var cpuMicrosPerRequest: Double
+    /// How far the resident set rose above its level at the start (downloads).
+    var peakGrowthMiB: Double = 0
+}
+
+/// A field of /proc/self/status in KiB (VmRSS, VmHWM).
+func statusKiB(_ field: String) -> Double {
+    let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+    return Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
+/// Resets the peak resident set (VmHWM) to the current one (Linux 4.0+).
+func resetPeakResidentSet() {
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
 var samples: [String: [Contender: [Sample]]] = [:]
 for round in 1...rounds {
     for workload in chosenWorkloads {
         for contender in contenders {
+            resetPeakResidentSet()
+            let residentBefore = statusKiB("VmRSS")
             let start = ContinuousClock.now
             let cpu = cpuSeconds()
             let ok = try await run(contender, workload)
+            let peakGrowth = (statusKiB("VmHWM") - residentBefore) / 1024
             let elapsed = ContinuousClock.now - start
             let cpuUsed = cpuSeconds() - cpu
             let (seconds, attoseconds) = elapsed.components
@@ -182,7 +199,9 @@ for round in 1...rounds {
                 exit(1)
             }
             samples[workload.name, default: [:]][contender, default: []].append(
-                Sample(requestsPerSecond: units / wall, cpuMicrosPerRequest: cpuUsed * 1e6 / units))
+                Sample(
+                    requestsPerSecond: units / wall, cpuMicrosPerRequest: cpuUsed * 1e6 / units,
+                    peakGrowthMiB: peakGrowth))
         }
     }
     FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
@@ -200,17 +219,19 @@ for workload in chosenWorkloads {
     let unit = workload.download ? "MiB/s" : "req/s"
     let cpuUnit = workload.download ? "CPU µs/MiB" : "CPU µs/req"
     print("\n\(workload.name)")
-    print("| contender | \(unit) | × raw | \(cpuUnit) | × raw |")
-    print("|---|---|---|---|---|")
+    let memory = workload.download ? " peak RSS growth MiB |" : ""
+    print("| contender | \(unit) | × raw | \(cpuUnit) | × raw |\(memory)")
+    print("|---|---|---|---|---|" + (workload.download ? "---|" : ""))
     let raw = samples[workload.name]?[.raw] ?? []
     for contender in contenders {
         let mine = samples[workload.name]?[contender] ?? []
         let speedRatio = median(zip(mine, raw).map { $0.requestsPerSecond / $1.requestsPerSecond })
         let cpuRatio = median(zip(mine, raw).map { $0.cpuMicrosPerRequest / $1.cpuMicrosPerRequest })
+        let growth = workload.download ? " \(String(format: "%.1f", median(mine.map(\.peakGrowthMiB)))) |" : ""
         print(
             "| \(contender.rawValue) | \(String(format: "%.0f", median(mine.map(\.requestsPerSecond)))) | "
                 + "\(String(format: "%.2f", speedRatio)) | \(String(format: "%.1f", median(mine.map(\.cpuMicrosPerRequest)))) | "
-                + "\(String(format: "%.2f", cpuRatio)) |")
+                + "\(String(format: "%.2f", cpuRatio)) |\(growth)")
     }
 }
 try? FileManager.default.removeItem(at: scratch)
