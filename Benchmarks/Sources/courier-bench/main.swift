@@ -227,7 +227,8 @@ for workload in chosenWorkloads {
         let mine = samples[workload.name]?[contender] ?? []
         let speedRatio = median(zip(mine, raw).map { $0.requestsPerSecond / $1.requestsPerSecond })
         let cpuRatio = median(zip(mine, raw).map { $0.cpuMicrosPerRequest / $1.cpuMicrosPerRequest })
-        let growth = workload.download ? " \(String(format: "%.1f", median(mine.map(\.peakGrowthMiB)))) |" : ""
+        let growth =
+            workload.download ? " \(String(format: "%.1f", median(mine.map(\.peakGrowthMiB)))) |" : ""
         print(
             "| \(contender.rawValue) | \(String(format: "%.0f", median(mine.map(\.requestsPerSecond)))) | "
                 + "\(String(format: "%.2f", speedRatio)) | \(String(format: "%.1f", median(mine.map(\.cpuMicrosPerRequest)))) | "
