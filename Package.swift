@@ -84,6 +84,15 @@ let package = Package(
             ],
             path: "Modules/TransportConformance/Tests"
         ),
+        // The contract matrix: what the pipeline claims, end to end over every
+        // transport, against the mock server (in-process, or MOCK_SERVER_URL).
+        .testTarget(
+            name: "ContractTests",
+            dependencies: [
+                "CourierCurl", "CourierURLSession", "CourierCodable", "CourierTesting", "CourierMockServer",
+            ],
+            path: "ContractTests/Tests"
+        ),
         .target(
             name: "CourierURLSession",
             dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],

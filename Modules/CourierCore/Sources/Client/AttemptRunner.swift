@@ -108,9 +108,23 @@ struct AttemptRunner: Sendable {
             failure.request = request.head
             failure.response = response
             failure.attempt = number
+            if failure.code == .status, let format = spec.envelopeFormat {
+                // A 4xx or 5xx that carries an envelope: keep its code and message.
+                failure.businessFailure = businessFailure(in: response, format: format)
+            }
             throw failure
         }
         return response
+    }
+
+    /// The envelope's non-success code and message, when the body is a readable envelope.
+    private func businessFailure(in response: RawResponse, format: EnvelopeFormat) -> CourierError
+        .BusinessFailure?
+    {
+        guard let bytes = response.body.bytes, let decoder = spec.decoder ?? configuration.decoder,
+            let head = try? decoder.readEnvelope(bytes, format: format), !format.isSuccess(head.code)
+        else { return nil }
+        return .init(code: head.code, message: head.message)
     }
 
     /// Plugins around the transport: `prepare`, `willSend`, send, `didReceive`.

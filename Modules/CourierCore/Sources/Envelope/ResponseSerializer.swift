@@ -72,8 +72,7 @@ extension ResponseSerializer where Response: Decodable {
                 throw CourierError(
                     .envelope, stage: .envelope,
                     message: "the envelope's \(format.dataPath.joined(separator: ".")) is \(what), "
-                        + "but \(Response.self) is not optional",
-                    businessFailure: .init(code: head.code, message: head.message))
+                        + "but \(Response.self) is not optional")
             }
             return try decoder.decode(Response.self, from: body, at: format.dataPath)
         }

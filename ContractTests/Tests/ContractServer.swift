@@ -1,0 +1,166 @@
+import CourierCore
+import CourierCurl
+import CourierMockServer
+import Foundation
+import HTTPTypes
+
+/// One test's view of the mock server: its own copy of a contract file's
+/// stubs under a path prefix no other test uses, and the journal entries
+/// those stubs and that prefix saw.
+///
+/// By default every test starts its own server in-process. With
+/// `MOCK_SERVER_URL` set (docker-compose), every test shares that server: the
+/// stubs are installed through the admin API under the test's prefix, so
+/// parallel tests never share a sequence, a scenario or a journal entry.
+struct ContractServer: Sendable {
+    /// The base URL of this test's copy of the API, prefix included.
+    let baseURL: String
+    /// The path prefix of this test (`/c/<tag>`).
+    let prefix: String
+    /// The suffix added to every stub ID of this test.
+    let tag: String
+    private let backend: Backend
+
+    private enum Backend: Sendable {
+        case local(MockServer)
+        case remote(String)
+    }
+
+    /// Where contract files live.
+    static let contracts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Contracts").standardizedFileURL
+
+    /// Runs `body` with the stubs of `contract` (a file in `ContractTests/Contracts`).
+    static func with<T: Sendable>(
+        _ contract: String, _ body: (ContractServer) async throws -> T
+    ) async throws -> T {
+        let tag = String(UUID().uuidString.prefix(8)).lowercased()
+        let prefix = "/c/\(tag)"
+        let stubs = try prefixedStubs(contract, prefix: prefix, tag: tag)
+        if let remote = ProcessInfo.processInfo.environment["MOCK_SERVER_URL"], !remote.isEmpty {
+            let root = remote.hasSuffix("/") ? String(remote.dropLast()) : remote
+            _ = try await admin(
+                root, .post, "/__admin/mappings",
+                body: try JSONSerialization.data(
+                    withJSONObject: ["mappings": stubs]))
+            let server = ContractServer(
+                baseURL: root + prefix, prefix: prefix, tag: tag, backend: .remote(root))
+            do {
+                let result = try await body(server)
+                try await server.removeRemoteStubs(stubs)
+                return result
+            } catch {
+                try? await server.removeRemoteStubs(stubs)
+                throw error
+            }
+        }
+        let parsed = try ContractLoader.parse(
+            Array(try JSONSerialization.data(withJSONObject: ["mappings": stubs])), file: contract)
+        return try await withMockServer(.init(stubs: parsed)) { server in
+            try await body(
+                ContractServer(
+                    baseURL: server.baseURL + prefix, prefix: prefix, tag: tag, backend: .local(server)))
+        }
+    }
+
+    /// This test's exchanges, in the order the server finished them.
+    func exchanges() async throws -> ContractJournal {
+        switch backend {
+        case .local(let server):
+            return ContractJournal(
+                server.journal.entries.compactMap { Exchange($0, prefix: prefix, tag: tag) })
+        case .remote(let root):
+            let data = try await Self.admin(root, .get, "/__admin/requests")
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let entries = object?["requests"] as? [[String: Any]] ?? []
+            return ContractJournal(entries.compactMap { Exchange($0, prefix: prefix, tag: tag) })
+        }
+    }
+
+    /// Waits until this test's journal holds `count` exchanges, at most `deadline`.
+    func waitFor(_ count: Int, deadline: Duration = .seconds(10)) async throws -> ContractJournal {
+        switch backend {
+        case .local(let server):
+            let prefix = self.prefix
+            _ = try await server.journal.waitFor(count, deadline: deadline) {
+                $0.request.path.hasPrefix(prefix)
+            }
+            return try await exchanges()
+        case .remote:
+            // The admin API has no long poll: ask again, a bounded number of times.
+            let clock = ContinuousClock()
+            let end = clock.now + deadline
+            while clock.now < end {
+                let journal = try await exchanges()
+                if journal.all.count >= count { return journal }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw ContractHarnessError("fewer than \(count) exchanges within \(deadline)")
+        }
+    }
+
+    // MARK: - Stubs
+
+    /// The contract's stubs with IDs and paths made unique to one test.
+    private static func prefixedStubs(_ contract: String, prefix: String, tag: String) throws -> [[String:
+        Any]]
+    {
+        let url = contracts.appendingPathComponent(contract)
+        guard let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any],
+            let mappings = object["mappings"] as? [[String: Any]]
+        else { throw ContractHarnessError("\(contract) has no mappings") }
+        return try mappings.map { mapping in
+            var mapping = mapping
+            guard let id = mapping["id"] as? String, var request = mapping["request"] as? [String: Any] else {
+                throw ContractHarnessError("every stub in \(contract) needs an id and a request")
+            }
+            mapping["id"] = "\(id)@\(tag)"
+            if let name = mapping["scenarioName"] as? String { mapping["scenarioName"] = "\(name)@\(tag)" }
+            if let path = request["urlPath"] as? String {
+                request["urlPath"] = prefix + path
+            } else if let template = request["urlPathTemplate"] as? String {
+                request["urlPathTemplate"] = prefix + template
+            } else if let pattern = request["urlPathPattern"] as? String {
+                request["urlPathPattern"] = NSRegularExpression.escapedPattern(for: prefix) + pattern
+            } else if let exact = request["url"] as? String {
+                request["url"] = prefix + exact
+            } else {
+                throw ContractHarnessError("stub \(id) in \(contract) matches no path")
+            }
+            mapping["request"] = request
+            return mapping
+        }
+    }
+
+    private func removeRemoteStubs(_ stubs: [[String: Any]]) async throws {
+        guard case .remote(let root) = backend else { return }
+        for stub in stubs {
+            if let id = stub["id"] as? String {
+                _ = try await Self.admin(root, .delete, "/__admin/mappings/\(id)")
+            }
+        }
+    }
+
+    private static func admin(_ root: String, _ method: HTTPRequest.Method, _ path: String, body: Data? = nil)
+        async throws -> Data
+    {
+        guard let url = URL(string: root + path) else { throw ContractHarnessError("bad URL \(root + path)") }
+        var head = HTTPRequest(method: method, url: url)
+        if body != nil { head.headerFields[.contentType] = "application/json" }
+        let response = try await CurlTransport.shared.send(
+            OutgoingRequest(head: head, body: body.map { RequestBody(bytes: Array($0)) }),
+            options: .init(timeout: .seconds(10)))
+        guard (200..<300).contains(response.statusCode) else {
+            throw ContractHarnessError(
+                "admin \(method) \(path): \(response.statusCode) \(String(decoding: response.body.bytes ?? [], as: UTF8.self))"
+            )
+        }
+        return Data(response.body.bytes ?? [])
+    }
+}
+
+/// The harness could not do its part (not a contract failure).
+struct ContractHarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
