@@ -34,7 +34,8 @@ extension RetryPolicy {
     /// Decides what happens after attempt number `attempt` (1-based) failed.
     ///
     /// Checks, in order: cancellation and retryability, attempts left, the
-    /// method, body replayability, the delay (backoff with jitter, or
+    /// method (skipped when no connection was made: nothing was sent), body
+    /// replayability, the delay (backoff with jitter, or
     /// `Retry-After` when longer and within ``maxRetryAfter``), the deadline.
     ///
     /// - Parameters:
@@ -55,7 +56,9 @@ extension RetryPolicy {
     ) -> RetryDecision {
         guard failure.code != .cancelled, isRetryable(failure) else { return .stop(.notRetryable) }
         guard attempt < maxAttempts else { return .stop(.attemptsExhausted) }
-        guard retryableMethods.contains(method) else { return .stop(.methodNotRetryable) }
+        guard retryableMethods.contains(method) || Self.nothingWasSent(failure) else {
+            return .stop(.methodNotRetryable)
+        }
         guard bodyIsReplayable else { return .stop(.bodyNotReplayable) }
         guard let base = backoff.delay(attempt - 1) else { return .stop(.attemptsExhausted) }
         var delay = jitter.apply(base)
@@ -67,6 +70,13 @@ extension RetryPolicy {
         }
         if let deadline, elapsed + delay >= deadline { return .stop(.deadlineExceeded) }
         return .retry(after: delay)
+    }
+
+    /// Whether the failed attempt certainly sent nothing (no connection was
+    /// made), so that even a non-idempotent request may go again.
+    public static func nothingWasSent(_ failure: CourierError) -> Bool {
+        guard let transport = failure.underlying as? TransportError else { return false }
+        return transport.code == .connectionFailed || transport.code == .dnsFailure
     }
 
     /// Whether a failure is one this policy retries, before attempts, method,

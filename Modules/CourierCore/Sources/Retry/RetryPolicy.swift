@@ -29,7 +29,8 @@ public struct RetryPolicy: Sendable {
     public var retryableTransportErrors: Set<TransportError.Code>
     /// Envelope business codes worth another attempt (none by default).
     public var retryableBusinessCodes: Set<EnvelopeCode>
-    /// Methods that may be retried: idempotent ones by default.
+    /// Methods that may be retried: idempotent ones by default. Any method may
+    /// be retried after a failure to connect, when nothing was sent.
     public var retryableMethods: Set<HTTPRequest.Method>
     /// Whether `Retry-After` on a failed response sets the wait.
     public var honorsRetryAfter: Bool

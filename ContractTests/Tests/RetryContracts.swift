@@ -1,0 +1,143 @@
+import CourierCodable
+import CourierCore
+import CourierTesting
+import Foundation
+import HTTPTypes
+import Testing
+
+/// `retries.json`: how many attempts, on which connections, after which
+/// planned delays (read from the injected clock, never from the wall clock).
+struct RetryContracts {
+    static let policy = RetryPolicy(maxAttempts: 3, jitter: .none)
+
+    @Test(arguments: ContractTransport.allCases)
+    func resetThen503ThenSuccess(kind: ContractTransport) async throws {
+        try await contract("retries: reset → 503 Retry-After → 200", kind) {
+            try await ContractServer.with("retries.json") { server in
+                try await kind.withFresh { transport in
+                    let clock = TestClock()
+                    let client = makeClient(
+                        kind, transport: transport, retryPolicy: Self.policy, clock: clock)
+                    let reply = try await client.response(Endpoint<User>(.get("flaky"), on: server.node()))
+                    check(reply.model.id == 7 && reply.attempts == 3, "attempts: \(reply.attempts)")
+                    let journal = try await server.exchanges()
+                    journal.expectCount("flaky", .exactly(3))
+                    journal.expectNewConnection("flaky", forAttempt: 1)
+                    check(clock.sleeps.count == 2 && clock.sleeps[1] >= .seconds(1), "waits \(clock.sleeps)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases, ["retry-after-seconds", "retry-after-date"])
+    func retryAfterIsALowerBound(kind: ContractTransport, path: String) async throws {
+        try await contract("retries: \(path)", kind) {
+            try await ContractServer.with("retries.json") { server in
+                // The stub's date is 10 s after the test clock's start date.
+                let clock = TestClock()
+                let client = makeClient(kind, retryPolicy: Self.policy, clock: clock)
+                _ = try await client.send(Endpoint<User>(.get("\(path)"), on: server.node()))
+                let expected: Duration = path == "retry-after-seconds" ? .seconds(7) : .seconds(10)
+                check(
+                    clock.sleeps.count == 1 && clock.sleeps[0] >= expected,
+                    "planned \(clock.sleeps), at least \(expected)")
+                try await server.exchanges().expectCount(path, .exactly(2))
+            }
+        }
+    }
+
+    /// A POST whose bytes may have reached the server is not sent again
+    /// unless the caller opted in.
+    @Test(arguments: ContractTransport.allCases)
+    func postIsNotRetriedAfterBytesWereSent(kind: ContractTransport) async throws {
+        try await contract("retries: POST not retried after a reset, unless opted in", kind) {
+            try await ContractServer.with("retries.json") { server in
+                try await kind.withFresh { transport in
+                    let endpoint = Endpoint<User>(
+                        .post("orders"), on: server.node(), content: .json(["item": 1]))
+                    let error = await expectCourierError("POST orders") {
+                        try await makeClient(kind, transport: transport, retryPolicy: Self.policy).send(
+                            endpoint)
+                    }
+                    check(error?.code == .transport && error?.attempt == 1, "\(String(describing: error))")
+                    try await server.exchanges().expectCount("create-order", .exactly(1))
+                    var optedIn = Self.policy
+                    optedIn.retryableMethods.insert(.post)
+                    // The sequence moved on: the next exchange succeeds.
+                    _ = try await makeClient(kind, transport: transport, retryPolicy: optedIn).send(endpoint)
+                    try await server.exchanges().expectCount("create-order", .exactly(2))
+                }
+            }
+        }
+    }
+
+    /// Nothing was sent when the connection failed: even a POST may go again.
+    @Test(arguments: ContractTransport.allCases)
+    func aConnectFailureMayBeRetried(kind: ContractTransport) async throws {
+        try await contract("retries: connect failure retried, POST included", kind) {
+            try await ContractServer.with("retries.json") { server in
+                // The first attempt goes to a port where nothing listens.
+                let unreachable = ClosureInterceptor { request, context, next in
+                    var request = request
+                    if context.attempt == 1 { request.head.authority = "127.0.0.1:1" }
+                    return try await next(request)
+                }
+                let client = makeClient(kind, retryPolicy: Self.policy, attemptInterceptors: [unreachable])
+                let reply = try await client.response(
+                    Endpoint<User>(.post("connect"), on: server.node(), content: .json(["item": 1])))
+                check(reply.attempts == 2, "attempts \(reply.attempts)")
+                try await server.exchanges().expectCount("connect-then-create", .exactly(1))
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func exhaustionReportsTheAttempts(kind: ContractTransport) async throws {
+        try await contract("retries: exhaustion carries the attempt count", kind) {
+            try await ContractServer.with("retries.json") { server in
+                let clock = TestClock()
+                let error = await expectCourierError("down") {
+                    try await makeClient(kind, retryPolicy: Self.policy, clock: clock).send(
+                        Endpoint<User>(.get("down"), on: server.node()))
+                }
+                check(error?.attempt == 3, "\(String(describing: error))")
+                check(error?.response?.statusCode == 503, "last response kept: \(String(describing: error))")
+                check(clock.sleeps == [.seconds(2), .seconds(2)], "waits \(clock.sleeps)")
+                try await server.exchanges().expectCount("down", .exactly(3))
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func theDeadlineSpansAttempts(kind: ContractTransport) async throws {
+        try await contract("retries: deadline across attempts", kind) {
+            try await ContractServer.with("retries.json") { server in
+                var policy = RetryPolicy(maxAttempts: 10, jitter: .none)
+                policy.deadline = .seconds(3)
+                let error = await expectCourierError("down") {
+                    try await makeClient(kind, retryPolicy: policy).send(
+                        Endpoint<User>(.get("down"), on: server.node()))
+                }
+                check(error?.code == .deadlineExceeded, "\(String(describing: error))")
+                try await server.exchanges().expectCount("down", .exactly(2))
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func cancellingDuringTheBackoffSendsNothingMore(kind: ContractTransport) async throws {
+        try await contract("retries: cancel during backoff", kind) {
+            try await ContractServer.with("retries.json") { server in
+                let clock = TestClock(mode: .manual)
+                let client = makeClient(kind, retryPolicy: Self.policy, clock: clock)
+                let call = Task { try await client.send(Endpoint<User>(.get("down"), on: server.node())) }
+                await clock.waitForSleepers(1)
+                call.cancel()
+                let error = await expectCourierError("down") { try await call.value }
+                check(error?.code == .cancelled, "\(String(describing: error))")
+                clock.advance(by: .seconds(60))
+                try await server.exchanges().expectCount("down", .exactly(1))
+            }
+        }
+    }
+}
