@@ -150,7 +150,8 @@ final class ContractSummary: Sendable {
         let failed = counts.filter { if case .failed = $0 { true } else { false } }.count
         lines.append("")
         lines.append(
-            "\(rows.count) contracts: \(passed) passed, \(failed) failed, \(counts.count - passed - failed) skipped"
+            "\(rows.count) contracts, \(counts.count) runs: \(passed) passed, \(failed) failed, "
+                + "\(counts.count - passed - failed) skipped"
         )
         return lines.joined(separator: "\n")
     }

@@ -134,6 +134,17 @@ struct EnvelopeContracts {
         }
     }
 
+    /// RFC 8259 §8.1 lets a parser ignore a byte order mark; Courier does.
+    @Test(arguments: ContractTransport.allCases)
+    func byteOrderMark(kind: ContractTransport) async throws {
+        try await contract("envelope: UTF-8 byte order mark", kind) {
+            try await ContractServer.with("envelope.json") { server in
+                let user = try await makeClient(kind).send(Endpoint<User>(.get("bom"), on: server.node()))
+                check(user == User(id: 7, name: "Ada"), "decoded \(user)")
+            }
+        }
+    }
+
     @Test(arguments: ContractTransport.allCases)
     func customKeysAndNestedPaths(kind: ContractTransport) async throws {
         try await contract("envelope: custom keys and nested paths", kind) {

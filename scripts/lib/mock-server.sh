@@ -1,0 +1,31 @@
+# Shared by scripts that run courier-mock as a user would. Source it, then
+# call start_mock_server; it sets $mock_pid, $mock_port, $mock_out and
+# $mock_err and fails the script if no port line arrives. The caller stops
+# the server (stop_mock_server) or lets its EXIT trap kill $mock_pid.
+
+start_mock_server() {
+    local binary
+    binary="$(swift build --show-bin-path)/courier-mock"
+    mock_out=$(mktemp)
+    mock_err=$(mktemp)
+    "$binary" --port 0 --contracts ContractTests/Contracts --log-level warning >"$mock_out" 2>"$mock_err" &
+    mock_pid=$!
+    # Wait (at most 30 s, a safety net) for the one machine-readable line.
+    for _ in $(seq 300); do
+        [[ -s $mock_out ]] && break
+        kill -0 "$mock_pid" 2>/dev/null || { echo "courier-mock exited early:" >&2; cat "$mock_err" >&2; return 1; }
+        sleep 0.1
+    done
+    local line
+    line=$(head -n 1 "$mock_out")
+    mock_port=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1])["listening"]; assert isinstance(d["port"], int) and d["port"] > 0; print(d["port"])' "$line") \
+        || { echo "unexpected first line from courier-mock: $line" >&2; return 1; }
+}
+
+# Stops the server with SIGTERM; fails unless it exits cleanly.
+stop_mock_server() {
+    kill -TERM "$mock_pid"
+    local status=0
+    wait "$mock_pid" || status=$?
+    [[ $status -eq 0 ]] || { echo "courier-mock: exit status $status after SIGTERM" >&2; cat "$mock_err" >&2; return 1; }
+}
