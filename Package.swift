@@ -48,9 +48,10 @@ let package = Package(
             dependencies: ["CourierCore", "CourierCodable", "CourierCurl"],
             path: "Modules/Courier/Sources"
         ),
+        // The demo client for the shop in ContractTests/Contracts/shop.json.
         .executableTarget(
-            name: "CourierDemo",
-            dependencies: ["Courier", "CourierTesting"],
+            name: "courier-demo",
+            dependencies: ["Courier"],
             path: "Examples/CourierDemo"
         ),
         // Links CourierCore alone; scripts/check-linkage inspects what it pulls in.

@@ -1,0 +1,55 @@
+import Courier
+
+// A small fictional shop API, described once as values. Every response is a
+// `{code, msg, data}` envelope where 0 means success.
+
+struct Session: Decodable, Sendable { let token: String }
+
+struct Profile: Decodable, Sendable {
+    let id: Int
+    let name: String
+    let email: String
+    let plan: String
+}
+
+struct Order: Decodable, Sendable {
+    let id: Int
+    let total: Double
+    let status: String
+}
+
+struct Page<Item: Decodable & Sendable>: Decodable, Sendable {
+    let items: [Item]
+    let nextPage: Int?
+}
+
+struct Product: Decodable, Sendable {
+    let id: Int
+    let title: String
+    let price: Double
+}
+
+extension Node {
+    /// The shop at `baseURL`, with the standard envelope.
+    static func shop(_ baseURL: String) -> Node { Node("shop", baseURL: baseURL, envelope: .standard) }
+}
+
+/// The shop's endpoints on one node.
+struct ShopAPI {
+    let node: Node
+
+    func login(user: String, password: String) -> Endpoint<Session> {
+        Endpoint(
+            .post("login"), on: node, content: .json(["user": .string(user), "password": .string(password)]))
+    }
+
+    var me: Endpoint<Profile> { Endpoint(.get("me"), on: node) }
+
+    func orders(page: Int, size: Int = 3) -> Endpoint<Page<Order>> {
+        Endpoint(.get("orders"), on: node, query: ["page": .int(page), "size": .int(size)])
+    }
+
+    var recommendations: Endpoint<[Product]> { Endpoint(.get("recommendations"), on: node) }
+
+    func order(id: Int) -> Endpoint<Order> { Endpoint(.get("orders/\(id)"), on: node) }
+}
