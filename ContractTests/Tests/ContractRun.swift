@@ -90,6 +90,25 @@ func required<T>(
     return value
 }
 
+/// Runs `body`, failing with ``ContractHarnessError`` if it takes longer than
+/// `limit`: a safety net so that no wait in a contract can hang the suite.
+func withDeadline<T: Sendable>(
+    _ what: String, limit: Duration = .seconds(10), _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw ContractHarnessError("\(what) did not happen within \(limit)")
+        }
+        return value
+    }
+}
+
 /// Runs `body`, which must fail with a ``CourierError``; returns it.
 func expectCourierError<T>(
     _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T

@@ -3,6 +3,7 @@ import CourierCurl
 import CourierMockServer
 import Foundation
 import HTTPTypes
+import Testing
 
 /// One test's view of the mock server: its own copy of a contract file's
 /// stubs under a path prefix no other test uses, and the journal entries
@@ -30,13 +31,34 @@ struct ContractServer: Sendable {
     static let contracts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Contracts").standardizedFileURL
 
-    /// Runs `body` with the stubs of `contract` (a file in `ContractTests/Contracts`).
+    /// Runs `body` with the stubs of `contract` (a file in `ContractTests/Contracts`),
+    /// then checks the hygiene every contract owes: no request of the test went
+    /// unmatched, and every stub in `required` (and every one the file marks
+    /// `"required": true`) was hit.
     static func with<T: Sendable>(
-        _ contract: String, _ body: (ContractServer) async throws -> T
+        _ contract: String, required: [String] = [], _ body: (ContractServer) async throws -> T
     ) async throws -> T {
         let tag = String(UUID().uuidString.prefix(8)).lowercased()
+        let stubs = try prefixedStubs(contract, prefix: "/c/\(tag)", tag: tag)
+        let required =
+            required
+            + stubs.compactMap { stub -> String? in
+                guard stub["required"] as? Bool == true, let id = stub["id"] as? String else { return nil }
+                return String(id.dropLast(tag.count + 1))
+            }
+        return try await serve(stubs, contract: contract, tag: tag) { server in
+            let result = try await body(server)
+            let journal = try await server.exchanges()
+            journal.expectNoUnmatched()
+            journal.expectAllHit(required)
+            return result
+        }
+    }
+
+    private static func serve<T: Sendable>(
+        _ stubs: [[String: Any]], contract: String, tag: String, _ body: (ContractServer) async throws -> T
+    ) async throws -> T {
         let prefix = "/c/\(tag)"
-        let stubs = try prefixedStubs(contract, prefix: prefix, tag: tag)
         if let remote = ProcessInfo.processInfo.environment["MOCK_SERVER_URL"], !remote.isEmpty {
             let root = remote.hasSuffix("/") ? String(remote.dropLast()) : remote
             _ = try await admin(

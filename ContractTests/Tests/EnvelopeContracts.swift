@@ -182,6 +182,7 @@ struct EnvelopeContracts {
                 let journal = try await server.exchanges()
                 journal.expectCount("busy-then-ok", .exactly(2))
                 journal.expectCount("denied", .exactly(1))
+                journal.expectOrder(["busy-then-ok", "busy-then-ok", "denied"])
                 check(clock.sleeps.count == 1, "one wait, saw \(clock.sleeps)")
             }
         }
