@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CourierCodable", targets: ["CourierCodable"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
+        .library(name: "CourierJansson", targets: ["CourierJansson"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierMockServer", targets: ["CourierMockServer"]),
         .executable(name: "courier-mock", targets: ["courier-mock"]),
@@ -93,6 +94,24 @@ let package = Package(
                 "CourierCurl", "CourierURLSession", "CourierCodable", "CourierTesting", "CourierMockServer",
             ],
             path: "ContractTests/Tests"
+        ),
+        .systemLibrary(
+            name: "CJansson",
+            path: "Modules/CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"])]
+        ),
+        // JSON through jansson: JSONValue, a Decodable decoder over jansson's
+        // tree, and envelope reading from the one parse.
+        .target(
+            name: "CourierJansson",
+            dependencies: ["CourierCore", "CourierCodable", "CJansson"],
+            path: "Modules/CourierJansson/Sources"
+        ),
+        .testTarget(
+            name: "CourierJanssonTests",
+            dependencies: ["CourierJansson", "CourierCodable", "CourierTesting", "CJansson"],
+            path: "Modules/CourierJansson/Tests"
         ),
         .target(
             name: "CourierURLSession",

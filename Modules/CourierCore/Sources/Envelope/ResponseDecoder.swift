@@ -17,9 +17,27 @@ public protocol ResponseDecoder: Sendable {
     /// Reads an envelope's code, message and whether `data` is present.
     /// - Throws: ``EnvelopeReadError`` when the body is not a well-formed envelope.
     func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead
+
+    /// Decodes the envelope's payload at `path`, given the head that
+    /// ``readEnvelope(_:format:)`` returned for the same body: a decoder that
+    /// kept its parse in ``EnvelopeHead/parsedBody`` decodes from it instead of
+    /// parsing again. The default parses again.
+    func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead)
+        throws -> T
+}
+
+extension ResponseDecoder {
+    /// Parses again: for decoders that keep nothing from ``readEnvelope(_:format:)``.
+    public func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead)
+        throws -> T
+    {
+        try decode(type, from: body, at: path)
+    }
 }
 
 /// What an envelope said, without its payload decoded.
+///
+/// Equal when code, message and data presence are; ``parsedBody`` is not compared.
 public struct EnvelopeHead: Sendable, Hashable {
     /// Whether the payload key holds a value.
     public enum DataPresence: Sendable, Hashable {
@@ -37,12 +55,28 @@ public struct EnvelopeHead: Sendable, Hashable {
     public var message: String?
     /// Whether the payload is there.
     public var data: DataPresence
+    /// The decoder's own parse of the body, if it keeps one for decoding the
+    /// payload without parsing twice; opaque to everything else.
+    public var parsedBody: (any Sendable)?
 
     /// Creates an envelope head.
-    public init(code: EnvelopeCode, message: String?, data: DataPresence) {
+    public init(code: EnvelopeCode, message: String?, data: DataPresence, parsedBody: (any Sendable)? = nil) {
         self.code = code
         self.message = message
         self.data = data
+        self.parsedBody = parsedBody
+    }
+
+    /// Equal code, message and data presence.
+    public static func == (lhs: EnvelopeHead, rhs: EnvelopeHead) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.data == rhs.data
+    }
+
+    /// Hashes code, message and data presence.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(data)
     }
 }
 

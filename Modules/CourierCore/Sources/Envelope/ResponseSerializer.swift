@@ -74,7 +74,7 @@ extension ResponseSerializer where Response: Decodable {
                     message: "the envelope's \(format.dataPath.joined(separator: ".")) is \(what), "
                         + "but \(Response.self) is not optional")
             }
-            return try decoder.decode(Response.self, from: body, at: format.dataPath)
+            return try decoder.decode(Response.self, from: body, at: format.dataPath, envelope: head)
         }
     }
 

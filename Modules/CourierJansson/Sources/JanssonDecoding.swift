@@ -1,0 +1,218 @@
+import CJansson
+import Foundation
+
+/// The `Decoder` at one node of a jansson tree. The coding path is built
+/// only when an error needs it, from the parent chain: building it on every
+/// container was the largest cost in the prototype.
+final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
+    struct Settings {
+        var keys: JanssonDecoder.KeyDecodingStrategy
+        var dates: JanssonDecoder.DateDecodingStrategy
+        var data: JanssonDecoder.DataDecodingStrategy
+        var floats: JanssonDecoder.NonConformingFloatDecodingStrategy
+        var maxDepth: Int
+    }
+
+    /// Borrowed from `document`, which this decoder keeps alive.
+    let node: UnsafeMutablePointer<json_t>
+    let document: JanssonDocument
+    let settings: Settings
+    let parent: JanssonDecoding?
+    let key: (any CodingKey)?
+    let depth: Int
+
+    init(
+        node: UnsafeMutablePointer<json_t>, document: JanssonDocument, settings: Settings,
+        parent: JanssonDecoding?, key: (any CodingKey)?, depth: Int
+    ) {
+        self.node = node
+        self.document = document
+        self.settings = settings
+        self.parent = parent
+        self.key = key
+        self.depth = depth
+    }
+
+    var codingPath: [any CodingKey] {
+        var path: [any CodingKey] = []
+        var current: JanssonDecoding? = self
+        while let decoder = current {
+            if let key = decoder.key { path.append(key) }
+            current = decoder.parent
+        }
+        return path.reversed()
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// A decoder for a child node.
+    func child(_ node: UnsafeMutablePointer<json_t>, key: any CodingKey) -> JanssonDecoding {
+        JanssonDecoding(node: node, document: document, settings: settings, parent: self, key: key, depth: depth + 1)
+    }
+
+    // MARK: - Containers
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard courier_json_typeof(node) == JSON_OBJECT else { throw mismatch([String: Any].self) }
+        try checkDepth()
+        return KeyedDecodingContainer(JanssonKeyedContainer<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard courier_json_typeof(node) == JSON_ARRAY else { throw mismatch([Any].self) }
+        try checkDepth()
+        return JanssonUnkeyedContainer(decoder: self)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    private func checkDepth() throws {
+        guard depth <= settings.maxDepth else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: codingPath, debugDescription: "nested deeper than \(settings.maxDepth) levels"))
+        }
+    }
+
+    // MARK: - Single value
+
+    func decodeNil() -> Bool { courier_json_typeof(node) == JSON_NULL }
+
+    func decode(_ type: Bool.Type) throws -> Bool {
+        switch courier_json_typeof(node) {
+        case JSON_TRUE: return true
+        case JSON_FALSE: return false
+        default: throw mismatch(type)
+        }
+    }
+
+    func decode(_ type: String.Type) throws -> String {
+        guard courier_json_typeof(node) == JSON_STRING else { throw mismatch(type) }
+        return JanssonNode.string(node)
+    }
+
+    func decode(_ type: Double.Type) throws -> Double { try floatingPoint(type) }
+    func decode(_ type: Float.Type) throws -> Float {
+        let value = try floatingPoint(Double.self)
+        guard value.isNaN || value.isInfinite || abs(value) <= Double(Float.greatestFiniteMagnitude) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: codingPath, debugDescription: "Parsed JSON number <\(value)> does not fit in Float."))
+        }
+        return Float(value)
+    }
+
+    func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try unbox(type) }
+
+    // MARK: - Values
+
+    /// Decodes `T`, with the special cases `JSONDecoder` makes for dates,
+    /// data, URLs and decimals.
+    func unbox<T: Decodable>(_ type: T.Type) throws -> T {
+        if T.self == Date.self, let date = try unboxDate() as? T { return date }
+        if T.self == Data.self, let data = try unboxData() as? T { return data }
+        if T.self == URL.self {
+            let text = try decode(String.self)
+            guard let url = URL(string: text) as? T else {
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Invalid URL string."))
+            }
+            return url
+        }
+        if T.self == Decimal.self, let decimal = try unboxDecimal() as? T { return decimal }
+        return try T(from: self)
+    }
+
+    private func unboxDate() throws -> Date {
+        switch settings.dates {
+        case .deferredToDate: return try Date(from: self)
+        case .secondsSince1970: return Date(timeIntervalSince1970: try decode(Double.self))
+        case .millisecondsSince1970: return Date(timeIntervalSince1970: try decode(Double.self) / 1000)
+        case .iso8601:
+            let text = try decode(String.self)
+            guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: codingPath, debugDescription: "Expected date string to be ISO8601-formatted."))
+            }
+            return date
+        case .custom(let read): return try read(self)
+        }
+    }
+
+    private func unboxData() throws -> Data {
+        switch settings.data {
+        case .deferredToData: return try Data(from: self)
+        case .base64:
+            guard let data = Data(base64Encoded: try decode(String.self)) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: codingPath, debugDescription: "Encountered Data is not valid Base64."))
+            }
+            return data
+        case .custom(let read): return try read(self)
+        }
+    }
+
+    private func unboxDecimal() throws -> Decimal {
+        switch courier_json_typeof(node) {
+        case JSON_INTEGER: return Decimal(Int64(json_integer_value(node)))
+        case JSON_REAL:
+            guard let decimal = Decimal(string: "\(json_real_value(node))") else { throw mismatch(Decimal.self) }
+            return decimal
+        default: throw mismatch(Decimal.self)
+        }
+    }
+
+    private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        switch courier_json_typeof(node) {
+        case JSON_INTEGER:
+            let value = Int64(json_integer_value(node))
+            guard let exact = T(exactly: value) else { throw outOfRange(type, "\(value)") }
+            return exact
+        case JSON_REAL:
+            let value = json_real_value(node)
+            guard let exact = T(exactly: value) else { throw outOfRange(type, "\(value)") }
+            return exact
+        default: throw mismatch(type)
+        }
+    }
+
+    private func floatingPoint(_ type: Double.Type) throws -> Double {
+        switch courier_json_typeof(node) {
+        case JSON_REAL: return json_real_value(node)
+        case JSON_INTEGER: return Double(json_integer_value(node))
+        case JSON_STRING:
+            if case .convertFromString(let positive, let negative, let nan) = settings.floats {
+                let text = JanssonNode.string(node)
+                if text == positive { return .infinity }
+                if text == negative { return -.infinity }
+                if text == nan { return .nan }
+            }
+            throw mismatch(type)
+        default: throw mismatch(type)
+        }
+    }
+
+    // MARK: - Errors
+
+    func mismatch(_ type: Any.Type) -> DecodingError {
+        if courier_json_typeof(node) == JSON_NULL {
+            return .valueNotFound(
+                type, .init(codingPath: codingPath, debugDescription: "Cannot get \(type) -- found null value instead"))
+        }
+        return .typeMismatch(
+            type,
+            .init(codingPath: codingPath, debugDescription: "Expected to decode \(type) but found \(JanssonNode.typeName(node)) instead."))
+    }
+
+    private func outOfRange(_ type: Any.Type, _ text: String) -> DecodingError {
+        .dataCorrupted(.init(codingPath: codingPath, debugDescription: "Number <\(text)> does not fit in \(type)."))
+    }
+}

@@ -1,0 +1,69 @@
+import CJansson
+import CourierCore
+
+/// A parsed jansson tree and the one reference that keeps it alive.
+///
+/// Ownership rules, for every jansson call in this module:
+/// - `json_loadb` returns a *new* reference: the document owns it and
+///   `json_decref`s it exactly once, in `deinit`.
+/// - `json_object_getn`, `json_array_get` and `json_object_iter_value` return
+///   *borrowed* references: valid while the document lives, never decref'd.
+///   Every borrowed pointer is used inside a call that holds the document.
+/// - Nothing here calls `json_incref`, and no borrowed pointer is stored past
+///   the document's life: a decoder keeps the document in a strong reference.
+///
+/// The tree is never changed after parsing, so reading it from several
+/// threads is safe; jansson's reference counts are atomic in this build.
+final class JanssonDocument: @unchecked Sendable {
+    // @unchecked: the tree is immutable after parsing (reads only, from any
+    // thread), and its single reference is released once, in deinit.
+    let root: UnsafeMutablePointer<json_t>
+
+    private init(root: UnsafeMutablePointer<json_t>) { self.root = root }
+
+    deinit { json_decref(root) }
+
+    /// Parses `bytes` under `options`' limits.
+    /// - Throws: ``JanssonError`` with the line, column and byte offset of the problem.
+    static func parse(_ bytes: [UInt8], options: JanssonOptions) throws(JanssonError) -> JanssonDocument {
+        guard bytes.count <= options.maxInputSize else {
+            throw JanssonError(.inputTooLarge, "the input is \(bytes.count) bytes, over the \(options.maxInputSize) limit")
+        }
+        var input = bytes
+        var skipped = 0
+        // RFC 8259 §8.1: a parser may ignore a leading byte order mark; JSONDecoder does.
+        if input.starts(with: [0xEF, 0xBB, 0xBF]) { skipped = 3 }
+        if options.invalidUTF8 == .replace, String(validating: input[skipped...], as: UTF8.self) == nil {
+            input = Array(String(decoding: input[skipped...], as: UTF8.self).utf8)
+            skipped = 0
+        }
+        var error = json_error_t()
+        let flags = courier_json_load_flags(options.rejectDuplicateKeys ? 1 : 0)
+        let parsed = input.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
+                    json_loadb(chars + skipped, buffer.count - skipped, flags, &error)
+                }
+            } ?? nil
+        }
+        guard let parsed else { throw JanssonError(parsing: error, empty: input.count == skipped) }
+        // Depth is checked by the readers as they descend (JSONValue, the
+        // decoder): a separate walk here would cost a second pass over the tree.
+        return JanssonDocument(root: parsed)
+    }
+
+    /// Calls `body` with every child of an array or object, in order.
+    static func forEachChild(_ node: UnsafeMutablePointer<json_t>, _ body: (UnsafeMutablePointer<json_t>) -> Void) {
+        if courier_json_typeof(node) == JSON_ARRAY {
+            for index in 0..<json_array_size(node) {
+                if let child = json_array_get(node, index) { body(child) }
+            }
+            return
+        }
+        var iterator = json_object_iter(node)
+        while let current = iterator {
+            if let child = json_object_iter_value(current) { body(child) }
+            iterator = json_object_iter_next(node, current)
+        }
+    }
+}

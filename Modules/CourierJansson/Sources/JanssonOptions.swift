@@ -1,0 +1,33 @@
+/// Limits and choices for parsing with jansson.
+public struct JanssonOptions: Sendable, Hashable {
+    /// What to do with bytes that are not valid UTF-8.
+    public enum InvalidUTF8: Sendable, Hashable {
+        /// Refuse the document (the default, as `JSONDecoder` does).
+        case reject
+        /// Replace each bad sequence with U+FFFD and go on.
+        case replace
+    }
+
+    /// jansson's own nesting limit; deeper documents never parse.
+    public static let parserDepthLimit = 2048
+
+    /// The deepest nesting accepted (objects and arrays), at most 2048.
+    public var maxDepth: Int
+    /// The largest input accepted, in bytes.
+    public var maxInputSize: Int
+    /// Whether an object with the same key twice is refused (otherwise the last wins).
+    public var rejectDuplicateKeys: Bool
+    /// What to do with invalid UTF-8.
+    public var invalidUTF8: InvalidUTF8
+
+    /// Creates options; the defaults suit API responses.
+    public init(
+        maxDepth: Int = 512, maxInputSize: Int = 64 * 1024 * 1024, rejectDuplicateKeys: Bool = false,
+        invalidUTF8: InvalidUTF8 = .reject
+    ) {
+        self.maxDepth = min(max(1, maxDepth), Self.parserDepthLimit)
+        self.maxInputSize = maxInputSize
+        self.rejectDuplicateKeys = rejectDuplicateKeys
+        self.invalidUTF8 = invalidUTF8
+    }
+}
