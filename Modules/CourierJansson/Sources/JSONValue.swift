@@ -37,7 +37,9 @@ public enum JSONValue: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Copies a borrowed node (and everything under it) into Swift values.
-    static func make(_ node: UnsafeMutablePointer<json_t>, depth: Int, limit: Int) throws(JanssonError) -> JSONValue {
+    static func make(_ node: UnsafeMutablePointer<json_t>, depth: Int, limit: Int) throws(JanssonError)
+        -> JSONValue
+    {
         let type = courier_json_typeof(node)
         if depth > limit, type == JSON_OBJECT || type == JSON_ARRAY {
             throw JanssonError(.tooDeep, "the input nests deeper than \(limit) levels")
@@ -50,7 +52,8 @@ public enum JSONValue: Sendable, Equatable, CustomStringConvertible {
             while let current = iterator {
                 if let key = json_object_iter_key(current), let child = json_object_iter_value(current) {
                     let length = json_object_iter_key_len(current)
-                    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: length), as: UTF8.self)
+                    let name = String(
+                        decoding: UnsafeRawBufferPointer(start: key, count: length), as: UTF8.self)
                     object.append(name, try make(child, depth: depth + 1, limit: limit))
                 }
                 iterator = json_object_iter_next(node, current)

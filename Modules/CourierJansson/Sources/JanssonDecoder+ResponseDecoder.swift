@@ -22,10 +22,14 @@ extension JanssonDecoder: ResponseDecoder {
     }
 
     /// Decodes from the tree the envelope stage kept, when it kept one.
-    public func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead)
+    public func decode<T: Decodable>(
+        _ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead
+    )
         throws -> T
     {
-        guard let document = envelope.parsedBody as? JanssonDocument else { return try decode(type, from: body, at: path) }
+        guard let document = envelope.parsedBody as? JanssonDocument else {
+            return try decode(type, from: body, at: path)
+        }
         return try decode(type, in: document, at: path)
     }
 
@@ -38,7 +42,8 @@ extension JanssonDecoder: ResponseDecoder {
             // An integer beyond 64 bits somewhere in the body: JSONDecoder reads it.
             return try codableFallback.readEnvelope(body, format: format)
         } catch {
-            throw EnvelopeReadError(.notJSON, body.isEmpty ? "the body is empty" : "the body is not JSON: \(error)")
+            throw EnvelopeReadError(
+                .notJSON, body.isEmpty ? "the body is empty" : "the body is not JSON: \(error)")
         }
         guard courier_json_typeof(document.root) == JSON_OBJECT else {
             throw EnvelopeReadError(.notObject, "the body is JSON but not an object")
@@ -46,13 +51,16 @@ extension JanssonDecoder: ResponseDecoder {
         let code = try EnvelopeTree.code(in: document.root, path: format.codePath)
         var message: String?
         for path in format.messagePaths {
-            if let node = EnvelopeTree.node(in: document.root, path: path), courier_json_typeof(node) == JSON_STRING {
+            if let node = EnvelopeTree.node(in: document.root, path: path),
+                courier_json_typeof(node) == JSON_STRING
+            {
                 message = JanssonNode.string(node)
                 break
             }
         }
         let data: EnvelopeHead.DataPresence =
-            switch EnvelopeTree.node(in: document.root, path: format.dataPath).map({ courier_json_typeof($0) }) {
+            switch EnvelopeTree.node(in: document.root, path: format.dataPath).map({ courier_json_typeof($0) }
+            ) {
             case nil: .missing
             case JSON_NULL: .null
             default: .present
@@ -80,7 +88,8 @@ enum EnvelopeTree {
     static func node(in root: UnsafeMutablePointer<json_t>, path: [String]) -> UnsafeMutablePointer<json_t>? {
         var node = root
         for key in path {
-            guard courier_json_typeof(node) == JSON_OBJECT, let child = json_object_getn(node, key, key.utf8.count)
+            guard courier_json_typeof(node) == JSON_OBJECT,
+                let child = json_object_getn(node, key, key.utf8.count)
             else { return nil }
             node = child
         }
@@ -102,7 +111,8 @@ enum EnvelopeTree {
         case JSON_REAL:
             let value = json_real_value(node)
             if let exact = Int(exactly: value) { return .int(exact) }
-            throw EnvelopeReadError(.invalidCode, "\"\(name)\" is a fractional number, not an integer or a string")
+            throw EnvelopeReadError(
+                .invalidCode, "\"\(name)\" is a fractional number, not an integer or a string")
         default:
             let kind = courier_json_typeof(node) == JSON_NULL ? "null" : JanssonNode.typeName(node)
             throw EnvelopeReadError(.invalidCode, "\"\(name)\" is \(kind), not an integer or a string")

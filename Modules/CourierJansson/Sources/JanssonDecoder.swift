@@ -11,11 +11,17 @@ import Foundation
 /// let client = APIClient(transport: CurlTransport.shared, decoder: .jansson)
 /// ```
 ///
-/// Differences from `JSONDecoder`, all at the edges:
+/// Differences from `JSONDecoder`, all at the edges (each one tested):
 /// - a document with an integer beyond 64 bits (`UInt64` above `Int64.max`,
 ///   say) is decoded by `JSONDecoder` instead, with the same strategies;
 /// - `Decimal` values come from jansson's `Double`, so they are exact up to
-///   17 significant digits.
+///   17 significant digits; so does an integer written as a real beyond 2^53
+///   (`8.98e18` decodes to the nearest `Double`'s integer);
+/// - a duplicate key keeps its last value (JSONDecoder keeps the first); set
+///   ``JanssonOptions/rejectDuplicateKeys`` to refuse such documents;
+/// - RFC 8259 strictly: trailing commas are refused (JSONDecoder accepts
+///   them); a number below the smallest subnormal reads as 0 (JSONDecoder
+///   refuses it).
 public struct JanssonDecoder: Sendable {
     /// How JSON keys map to `CodingKey`s.
     public enum KeyDecodingStrategy: Sendable {
@@ -105,14 +111,19 @@ public struct JanssonDecoder: Sendable {
     func decode<T: Decodable>(_ type: T.Type, in document: JanssonDocument, at path: [String]) throws -> T {
         var node = document.root
         for key in path {
-            guard courier_json_typeof(node) == JSON_OBJECT, let child = json_object_getn(node, key, key.utf8.count)
+            guard courier_json_typeof(node) == JSON_OBJECT,
+                let child = json_object_getn(node, key, key.utf8.count)
             else {
                 throw DecodingError.keyNotFound(
-                    JanssonKey(key), .init(codingPath: [], debugDescription: "no \(path.joined(separator: ".")) in the document"))
+                    JanssonKey(key),
+                    .init(
+                        codingPath: [], debugDescription: "no \(path.joined(separator: ".")) in the document")
+                )
             }
             node = child
         }
-        let decoder = JanssonDecoding(node: node, document: document, settings: settings, parent: nil, key: nil, depth: 1)
+        let decoder = JanssonDecoding(
+            node: node, document: document, settings: settings, parent: nil, key: nil, depth: 1)
         return try decoder.unbox(T.self)
     }
 
@@ -124,7 +135,9 @@ public struct JanssonDecoder: Sendable {
 
     static func corrupted(_ error: JanssonError) -> DecodingError {
         DecodingError.dataCorrupted(
-            .init(codingPath: [], debugDescription: "The given data was not valid JSON: \(error)", underlyingError: error))
+            .init(
+                codingPath: [], debugDescription: "The given data was not valid JSON: \(error)",
+                underlyingError: error))
     }
 
     /// `JSONDecoder` with the same strategies, for documents jansson cannot hold.

@@ -47,7 +47,8 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
 
     /// A decoder for a child node.
     func child(_ node: UnsafeMutablePointer<json_t>, key: any CodingKey) -> JanssonDecoding {
-        JanssonDecoding(node: node, document: document, settings: settings, parent: self, key: key, depth: depth + 1)
+        JanssonDecoding(
+            node: node, document: document, settings: settings, parent: self, key: key, depth: depth + 1)
     }
 
     // MARK: - Containers
@@ -69,7 +70,9 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
     private func checkDepth() throws {
         guard depth <= settings.maxDepth else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: codingPath, debugDescription: "nested deeper than \(settings.maxDepth) levels"))
+                .init(
+                    codingPath: codingPath, debugDescription: "nested deeper than \(settings.maxDepth) levels"
+                ))
         }
     }
 
@@ -93,11 +96,15 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
     func decode(_ type: Double.Type) throws -> Double { try floatingPoint(type) }
     func decode(_ type: Float.Type) throws -> Float {
         let value = try floatingPoint(Double.self)
-        guard value.isNaN || value.isInfinite || abs(value) <= Double(Float.greatestFiniteMagnitude) else {
+        let narrowed = Float(value)
+        // A finite number that overflows Float, or a non-zero one that underflows to zero.
+        guard narrowed.isFinite || !value.isFinite, narrowed != 0 || value == 0 else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: codingPath, debugDescription: "Parsed JSON number <\(value)> does not fit in Float."))
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "Parsed JSON number <\(value)> does not fit in Float."))
         }
-        return Float(value)
+        return narrowed
     }
 
     func decode(_ type: Int.Type) throws -> Int { try integer(type) }
@@ -123,11 +130,17 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
         if T.self == URL.self {
             let text = try decode(String.self)
             guard let url = URL(string: text) as? T else {
-                throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Invalid URL string."))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: codingPath, debugDescription: "Invalid URL string."))
             }
             return url
         }
         if T.self == Decimal.self, let decimal = try unboxDecimal() as? T { return decimal }
+        if let dictionary = T.self as? any StringKeyedDictionary.Type,
+            let value = try dictionary.decodeKeepingKeys(self) as? T
+        {
+            return value
+        }
         return try T(from: self)
     }
 
@@ -140,7 +153,9 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
             let text = try decode(String.self)
             guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: codingPath, debugDescription: "Expected date string to be ISO8601-formatted."))
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "Expected date string to be ISO8601-formatted."))
             }
             return date
         case .custom(let read): return try read(self)
@@ -164,7 +179,16 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
         switch courier_json_typeof(node) {
         case JSON_INTEGER: return Decimal(Int64(json_integer_value(node)))
         case JSON_REAL:
-            guard let decimal = Decimal(string: "\(json_real_value(node))") else { throw mismatch(Decimal.self) }
+            let value = json_real_value(node)
+            // Decimal holds about ±3.4e165, with exponents down to -128.
+            guard abs(value) < 1e165, value == 0 || abs(value) > 1e-127,
+                let decimal = Decimal(string: "\(value)")
+            else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "Parsed JSON number <\(value)> does not fit in Decimal."))
+            }
             return decimal
         default: throw mismatch(Decimal.self)
         }
@@ -205,14 +229,45 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
     func mismatch(_ type: Any.Type) -> DecodingError {
         if courier_json_typeof(node) == JSON_NULL {
             return .valueNotFound(
-                type, .init(codingPath: codingPath, debugDescription: "Cannot get \(type) -- found null value instead"))
+                type,
+                .init(
+                    codingPath: codingPath, debugDescription: "Cannot get \(type) -- found null value instead"
+                ))
         }
         return .typeMismatch(
             type,
-            .init(codingPath: codingPath, debugDescription: "Expected to decode \(type) but found \(JanssonNode.typeName(node)) instead."))
+            .init(
+                codingPath: codingPath,
+                debugDescription:
+                    "Expected to decode \(type) but found \(JanssonNode.typeName(node)) instead."))
     }
 
     private func outOfRange(_ type: Any.Type, _ text: String) -> DecodingError {
-        .dataCorrupted(.init(codingPath: codingPath, debugDescription: "Number <\(text)> does not fit in \(type)."))
+        .dataCorrupted(
+            .init(codingPath: codingPath, debugDescription: "Number <\(text)> does not fit in \(type)."))
+    }
+}
+
+/// `[String: Value]`: decoded with its keys as written, whatever the key
+/// strategy, as `JSONDecoder` does (the strategy still applies inside the values).
+protocol StringKeyedDictionary {
+    static func decodeKeepingKeys(_ decoder: JanssonDecoding) throws -> Self
+}
+
+extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodable {
+    static func decodeKeepingKeys(_ decoder: JanssonDecoding) throws -> Self {
+        guard courier_json_typeof(decoder.node) == JSON_OBJECT else { throw decoder.mismatch(Self.self) }
+        var result: [String: Value] = [:]
+        var failure: (any Error)?
+        JanssonKeyedContainer<JanssonKey>.forEachMember(decoder.node) { key, node in
+            guard failure == nil else { return }
+            do {
+                result[key] = try decoder.child(node, key: JanssonKey(key)).unbox(Value.self)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return result
     }
 }

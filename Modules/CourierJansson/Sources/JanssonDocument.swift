@@ -1,5 +1,4 @@
 import CJansson
-import CourierCore
 
 /// A parsed jansson tree and the one reference that keeps it alive.
 ///
@@ -27,7 +26,8 @@ final class JanssonDocument: @unchecked Sendable {
     /// - Throws: ``JanssonError`` with the line, column and byte offset of the problem.
     static func parse(_ bytes: [UInt8], options: JanssonOptions) throws(JanssonError) -> JanssonDocument {
         guard bytes.count <= options.maxInputSize else {
-            throw JanssonError(.inputTooLarge, "the input is \(bytes.count) bytes, over the \(options.maxInputSize) limit")
+            throw JanssonError(
+                .inputTooLarge, "the input is \(bytes.count) bytes, over the \(options.maxInputSize) limit")
         }
         var input = bytes
         var skipped = 0
@@ -36,6 +36,12 @@ final class JanssonDocument: @unchecked Sendable {
         if options.invalidUTF8 == .replace, String(validating: input[skipped...], as: UTF8.self) == nil {
             input = Array(String(decoding: input[skipped...], as: UTF8.self).utf8)
             skipped = 0
+        }
+        // A raw NUL byte is never valid JSON (inside strings it must be
+        // written \u0000), but jansson's reader stops at one and would accept
+        // whatever came before it.
+        if let nul = input[skipped...].firstIndex(of: 0) {
+            throw JanssonError(.syntax, "a NUL byte at offset \(nul)", offset: nul)
         }
         var error = json_error_t()
         let flags = courier_json_load_flags(options.rejectDuplicateKeys ? 1 : 0)
@@ -53,7 +59,9 @@ final class JanssonDocument: @unchecked Sendable {
     }
 
     /// Calls `body` with every child of an array or object, in order.
-    static func forEachChild(_ node: UnsafeMutablePointer<json_t>, _ body: (UnsafeMutablePointer<json_t>) -> Void) {
+    static func forEachChild(
+        _ node: UnsafeMutablePointer<json_t>, _ body: (UnsafeMutablePointer<json_t>) -> Void
+    ) {
         if courier_json_typeof(node) == JSON_ARRAY {
             for index in 0..<json_array_size(node) {
                 if let child = json_array_get(node, index) { body(child) }

@@ -57,7 +57,8 @@ public struct JanssonError: Error, Sendable, Hashable, CustomStringConvertible {
             }
         self.init(
             kind, empty ? "the input is empty" : text, line: error.line > 0 ? Int(error.line) : nil,
-            column: error.column > 0 ? Int(error.column) : nil, offset: error.position >= 0 ? Int(error.position) : nil)
+            column: error.column > 0 ? Int(error.column) : nil,
+            offset: error.position >= 0 ? Int(error.position) : nil)
     }
 
     /// `kind at line L, column C: message`.

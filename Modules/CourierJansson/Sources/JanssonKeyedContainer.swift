@@ -47,7 +47,9 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             name = original
         }
         return name.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in json_object_getn(decoder.node, chars.baseAddress, chars.count) }
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                json_object_getn(decoder.node, chars.baseAddress, chars.count)
+            }
         }
     }
 
@@ -55,7 +57,9 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard let node = node(for: key) else {
             throw DecodingError.keyNotFound(
                 key,
-                .init(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
         return node
     }
@@ -63,11 +67,19 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func child(_ key: Key) throws -> JanssonDecoding { decoder.child(try require(key), key: key) }
 
     static func forEachKey(_ node: UnsafeMutablePointer<json_t>, _ body: (String) -> Void) {
+        forEachMember(node) { key, _ in body(key) }
+    }
+
+    /// Calls `body` with each member's key and (borrowed) node, in document order.
+    static func forEachMember(
+        _ node: UnsafeMutablePointer<json_t>, _ body: (String, UnsafeMutablePointer<json_t>) -> Void
+    ) {
         var iterator = json_object_iter(node)
         while let current = iterator {
-            if let key = json_object_iter_key(current) {
+            if let key = json_object_iter_key(current), let value = json_object_iter_value(current) {
                 let length = json_object_iter_key_len(current)
-                body(String(decoding: UnsafeRawBufferPointer(start: key, count: length), as: UTF8.self))
+                body(
+                    String(decoding: UnsafeRawBufferPointer(start: key, count: length), as: UTF8.self), value)
             }
             iterator = json_object_iter_next(node, current)
         }
@@ -88,13 +100,17 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let node = try require(key)
-        guard courier_json_typeof(node) == JSON_STRING else { throw decoder.child(node, key: key).mismatch(type) }
+        guard courier_json_typeof(node) == JSON_STRING else {
+            throw decoder.child(node, key: key).mismatch(type)
+        }
         return JanssonNode.string(node)
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
         let node = try require(key)
-        if courier_json_typeof(node) == JSON_INTEGER, let value = Int(exactly: json_integer_value(node)) { return value }
+        if courier_json_typeof(node) == JSON_INTEGER, let value = Int(exactly: json_integer_value(node)) {
+            return value
+        }
         return try decoder.child(node, key: key).decode(type)
     }
 
@@ -121,7 +137,9 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         guard let node = node(for: key), courier_json_typeof(node) != JSON_NULL else { return nil }
-        guard courier_json_typeof(node) == JSON_STRING else { throw decoder.child(node, key: key).mismatch(type) }
+        guard courier_json_typeof(node) == JSON_STRING else {
+            throw decoder.child(node, key: key).mismatch(type)
+        }
         return JanssonNode.string(node)
     }
 
@@ -165,7 +183,9 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func superDecoder(named key: any CodingKey) -> any Decoder {
         var name = key.stringValue
         let node = name.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in json_object_getn(decoder.node, chars.baseAddress, chars.count) }
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                json_object_getn(decoder.node, chars.baseAddress, chars.count)
+            }
         }
         // json_null() is jansson's static singleton: nothing to release.
         return decoder.child(node ?? json_null(), key: key)
@@ -183,7 +203,8 @@ enum JanssonKeyConversion {
         guard words.count > 1 else { return key }
         let joined =
             words[0].lowercased()
-            + words.dropFirst().map { word in word.prefix(1).uppercased() + word.dropFirst().lowercased() }.joined()
+            + words.dropFirst().map { word in word.prefix(1).uppercased() + word.dropFirst().lowercased() }
+            .joined()
         return String(key[..<first]) + joined + String(key[key.index(after: last)...])
     }
 }

@@ -31,7 +31,9 @@ struct JanssonUnkeyedContainer: UnkeyedDecodingContainer {
         guard !isAtEnd, let node = json_array_get(decoder.node, currentIndex) else {
             throw DecodingError.valueNotFound(
                 Any?.self,
-                .init(codingPath: codingPath + [JanssonKey(index: currentIndex)], debugDescription: "Unkeyed container is at end."))
+                .init(
+                    codingPath: codingPath + [JanssonKey(index: currentIndex)],
+                    debugDescription: "Unkeyed container is at end."))
         }
         guard courier_json_typeof(node) == JSON_NULL else { return false }
         currentIndex += 1
@@ -39,7 +41,9 @@ struct JanssonUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode(_ type: String.Type) throws -> String {
-        if !isAtEnd, let node = json_array_get(decoder.node, currentIndex), courier_json_typeof(node) == JSON_STRING {
+        if !isAtEnd, let node = json_array_get(decoder.node, currentIndex),
+            courier_json_typeof(node) == JSON_STRING
+        {
             currentIndex += 1
             return JanssonNode.string(node)
         }
@@ -47,7 +51,8 @@ struct JanssonUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode(_ type: Int.Type) throws -> Int {
-        if !isAtEnd, let node = json_array_get(decoder.node, currentIndex), courier_json_typeof(node) == JSON_INTEGER,
+        if !isAtEnd, let node = json_array_get(decoder.node, currentIndex),
+            courier_json_typeof(node) == JSON_INTEGER,
             let value = Int(exactly: json_integer_value(node))
         {
             currentIndex += 1
@@ -57,7 +62,9 @@ struct JanssonUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode(_ type: Double.Type) throws -> Double {
-        if !isAtEnd, let node = json_array_get(decoder.node, currentIndex), courier_json_typeof(node) == JSON_REAL {
+        if !isAtEnd, let node = json_array_get(decoder.node, currentIndex),
+            courier_json_typeof(node) == JSON_REAL
+        {
             currentIndex += 1
             return json_real_value(node)
         }

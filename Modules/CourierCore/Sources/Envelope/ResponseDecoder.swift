@@ -28,7 +28,9 @@ public protocol ResponseDecoder: Sendable {
 
 extension ResponseDecoder {
     /// Parses again: for decoders that keep nothing from ``readEnvelope(_:format:)``.
-    public func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead)
+    public func decode<T: Decodable>(
+        _ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead
+    )
         throws -> T
     {
         try decode(type, from: body, at: path)
