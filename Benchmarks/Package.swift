@@ -13,13 +13,35 @@ let package = Package(
     ],
     targets: [
         // The baseline: libcurl driven from C, as an application in C would.
-        .target(name: "CRawCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CRawCurl", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("jansson")]),
+        .target(name: "BenchSupport"),
         .executableTarget(
             name: "courier-bench",
             dependencies: [
-                "CRawCurl",
+                "CRawCurl", "BenchSupport",
                 .product(name: "CourierCurl", package: "Courier"),
                 .product(name: "CourierURLSession", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // jansson for the hand-written baselines the decoders are measured against.
+        .systemLibrary(name: "CBenchJansson", pkgConfig: "jansson"),
+        .executableTarget(
+            name: "courier-json-bench",
+            dependencies: [
+                "CBenchJansson", "BenchSupport",
+                .product(name: "CourierJansson", package: "Courier"),
+                .product(name: "CourierCodable", package: "Courier"),
+            ]
+        ),
+        // The typed call: GET an envelope and decode the model, every stack.
+        .executableTarget(
+            name: "courier-typed-bench",
+            dependencies: [
+                "CRawCurl", "BenchSupport",
+                .product(name: "CourierCurl", package: "Courier"),
+                .product(name: "CourierJansson", package: "Courier"),
+                .product(name: "CourierCodable", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

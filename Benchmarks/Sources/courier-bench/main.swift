@@ -9,6 +9,7 @@
 // narrow a run, for profiling one path.
 
 import AsyncHTTPClient
+import BenchSupport
 import CRawCurl
 import CourierCore
 import CourierCurl
@@ -63,21 +64,6 @@ func selected<T>(_ all: [T], _ variable: String, _ name: (T) -> String) -> [T] {
 }
 let contenders = selected(Contender.allCases, "BENCH_CONTENDERS", \.rawValue)
 let chosenWorkloads = selected(workloads, "BENCH_WORKLOADS", \.name)
-
-/// CPU seconds used by the process so far.
-func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-}
-
-/// Runs blocking C on a thread of its own, never on the concurrency pool.
-func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: work()) }.start()
-    }
-}
 
 let curl = CurlTransport.shared
 let session = URLSessionTransport.shared
@@ -207,11 +193,6 @@ for round in 1...rounds {
     FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
 }
 try await ahc.shutdown()
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-}
 
 print(
     "Medians of \(rounds) interleaved rounds; ratios are per-round ratios to raw C libcurl, then the median.")

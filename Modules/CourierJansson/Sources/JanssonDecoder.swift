@@ -122,8 +122,7 @@ public struct JanssonDecoder: Sendable {
             }
             node = child
         }
-        let decoder = JanssonDecoding(
-            node: node, document: document, settings: settings, parent: nil, key: nil, depth: 1)
+        let decoder = JanssonDecoding(node: node, document: document, settings: settings)
         return try decoder.unbox(T.self)
     }
 

@@ -1,9 +1,11 @@
 import CJansson
 import Foundation
 
-/// The `Decoder` at one node of a jansson tree. The coding path is built
-/// only when an error needs it, from the parent chain: building it on every
-/// container was the largest cost in the prototype.
+/// The `Decoder` walking a jansson tree. One instance serves a whole decode:
+/// it moves to a child node and back (``descend(into:key:_:)``), keeping the
+/// coding path as a stack, instead of allocating a decoder per value.
+/// Containers remember their own node and how deep the path was when they
+/// were made; Codable's strictly nested use keeps that prefix valid.
 final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
     struct Settings {
         var keys: JanssonDecoder.KeyDecodingStrategy
@@ -13,42 +15,46 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
         var maxDepth: Int
     }
 
-    /// Borrowed from `document`, which this decoder keeps alive.
-    let node: UnsafeMutablePointer<json_t>
+    /// The current node, borrowed from `document`, which this decoder keeps alive.
+    private(set) var node: UnsafeMutablePointer<json_t>
     let document: JanssonDocument
     let settings: Settings
-    let parent: JanssonDecoding?
-    let key: (any CodingKey)?
-    let depth: Int
+    /// The keys from the root to ``node``.
+    private(set) var path: [any CodingKey]
 
     init(
         node: UnsafeMutablePointer<json_t>, document: JanssonDocument, settings: Settings,
-        parent: JanssonDecoding?, key: (any CodingKey)?, depth: Int
+        path: [any CodingKey] = []
     ) {
         self.node = node
         self.document = document
         self.settings = settings
-        self.parent = parent
-        self.key = key
-        self.depth = depth
+        self.path = path
     }
 
-    var codingPath: [any CodingKey] {
-        var path: [any CodingKey] = []
-        var current: JanssonDecoding? = self
-        while let decoder = current {
-            if let key = decoder.key { path.append(key) }
-            current = decoder.parent
-        }
-        return path.reversed()
-    }
-
+    var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// Levels from the root, the root being 1.
+    var depth: Int { path.count + 1 }
 
-    /// A decoder for a child node.
+    /// Runs `body` with this decoder moved to `child`, then moves back.
+    func descend<T>(
+        into child: UnsafeMutablePointer<json_t>, key: any CodingKey, _ body: (JanssonDecoding) throws -> T
+    ) rethrows -> T {
+        let saved = node
+        node = child
+        path.append(key)
+        defer {
+            node = saved
+            path.removeLast()
+        }
+        return try body(self)
+    }
+
+    /// A separate decoder for a child node: for errors, nested containers and
+    /// super decoders, which live apart from the walk.
     func child(_ node: UnsafeMutablePointer<json_t>, key: any CodingKey) -> JanssonDecoding {
-        JanssonDecoding(
-            node: node, document: document, settings: settings, parent: self, key: key, depth: depth + 1)
+        JanssonDecoding(node: node, document: document, settings: settings, path: path + [key])
     }
 
     // MARK: - Containers
@@ -56,13 +62,13 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard courier_json_typeof(node) == JSON_OBJECT else { throw mismatch([String: Any].self) }
         try checkDepth()
-        return KeyedDecodingContainer(JanssonKeyedContainer<Key>(decoder: self))
+        return KeyedDecodingContainer(JanssonKeyedContainer<Key>(decoder: self, node: node))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard courier_json_typeof(node) == JSON_ARRAY else { throw mismatch([Any].self) }
         try checkDepth()
-        return JanssonUnkeyedContainer(decoder: self)
+        return JanssonUnkeyedContainer(decoder: self, node: node)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
@@ -136,7 +142,10 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
             return url
         }
         if T.self == Decimal.self, let decimal = try unboxDecimal() as? T { return decimal }
-        if let dictionary = T.self as? any StringKeyedDictionary.Type,
+        // Only a converting key strategy treats [String: V] differently; the
+        // dynamic cast is skipped otherwise, as it costs on every nested value.
+        if case .useDefaultKeys = settings.keys {
+        } else if let dictionary = T.self as? any StringKeyedDictionary.Type,
             let value = try dictionary.decodeKeepingKeys(self) as? T
         {
             return value
@@ -262,7 +271,7 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
         JanssonKeyedContainer<JanssonKey>.forEachMember(decoder.node) { key, node in
             guard failure == nil else { return }
             do {
-                result[key] = try decoder.child(node, key: JanssonKey(key)).unbox(Value.self)
+                result[key] = try decoder.descend(into: node, key: JanssonKey(key)) { try $0.unbox(Value.self) }
             } catch {
                 failure = error
             }

@@ -3,35 +3,41 @@ import CJansson
 /// An object's members, looked up in jansson's hash table by key.
 struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: JanssonDecoding
+    /// The object, borrowed from the decoder's document.
+    let node: UnsafeMutablePointer<json_t>
+    /// How long the decoder's path was when this container was made.
+    private let depth: Int
     /// Converted key → the key as the document spells it, when a key strategy
     /// other than the default is in use.
     private let converted: [String: String]?
 
-    init(decoder: JanssonDecoding) {
+    init(decoder: JanssonDecoding, node: UnsafeMutablePointer<json_t>) {
         self.decoder = decoder
+        self.node = node
+        self.depth = decoder.path.count
         switch decoder.settings.keys {
         case .useDefaultKeys:
             converted = nil
         case .convertFromSnakeCase:
             var map: [String: String] = [:]
-            Self.forEachKey(decoder.node) { map[JanssonKeyConversion.fromSnakeCase($0)] = $0 }
+            Self.forEachKey(node) { map[JanssonKeyConversion.fromSnakeCase($0)] = $0 }
             converted = map
         case .custom(let convert):
             var map: [String: String] = [:]
             let path = decoder.codingPath
-            Self.forEachKey(decoder.node) { map[convert(path + [JanssonKey($0)]).stringValue] = $0 }
+            Self.forEachKey(node) { map[convert(path + [JanssonKey($0)]).stringValue] = $0 }
             converted = map
         }
     }
 
-    var codingPath: [any CodingKey] { decoder.codingPath }
+    var codingPath: [any CodingKey] { Array(decoder.path.prefix(depth)) }
 
     var allKeys: [Key] {
         var keys: [Key] = []
         if let converted {
             for name in converted.keys { if let key = Key(stringValue: name) { keys.append(key) } }
         } else {
-            Self.forEachKey(decoder.node) { if let key = Key(stringValue: $0) { keys.append(key) } }
+            Self.forEachKey(node) { if let key = Key(stringValue: $0) { keys.append(key) } }
         }
         return keys
     }
@@ -48,7 +54,7 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
         return name.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
-                json_object_getn(decoder.node, chars.baseAddress, chars.count)
+                json_object_getn(node, chars.baseAddress, chars.count)
             }
         }
     }
@@ -64,7 +70,13 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return node
     }
 
+    /// A separate decoder for the member: nested containers and super decoders.
     private func child(_ key: Key) throws -> JanssonDecoding { decoder.child(try require(key), key: key) }
+
+    /// Decodes the member with the shared decoder moved onto it.
+    private func descend<T>(_ key: Key, _ body: (JanssonDecoding) throws -> T) throws -> T {
+        try decoder.descend(into: try require(key), key: key, body)
+    }
 
     static func forEachKey(_ node: UnsafeMutablePointer<json_t>, _ body: (String) -> Void) {
         forEachMember(node) { key, _ in body(key) }
@@ -111,27 +123,29 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if courier_json_typeof(node) == JSON_INTEGER, let value = Int(exactly: json_integer_value(node)) {
             return value
         }
-        return try decoder.child(node, key: key).decode(type)
+        return try decoder.descend(into: node, key: key) { try $0.decode(type) }
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
         let node = try require(key)
         if courier_json_typeof(node) == JSON_REAL { return json_real_value(node) }
-        return try decoder.child(node, key: key).decode(type)
+        return try decoder.descend(into: node, key: key) { try $0.decode(type) }
     }
 
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try child(key).decode(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try child(key).decode(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try child(key).decode(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try child(key).decode(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try child(key).decode(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try child(key).decode(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try child(key).decode(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try child(key).decode(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try child(key).decode(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try child(key).decode(type) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try descend(key) { try $0.decode(type) } }
 
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try child(key).unbox(type) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try descend(key) { try $0.unbox(type) }
+    }
 
     // One lookup instead of the default's three (contains, decodeNil, decode).
 
@@ -145,22 +159,22 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
         guard let node = node(for: key), courier_json_typeof(node) != JSON_NULL else { return nil }
-        return try decoder.child(node, key: key).decode(type)
+        return try decoder.descend(into: node, key: key) { try $0.decode(type) }
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         guard let node = node(for: key), courier_json_typeof(node) != JSON_NULL else { return nil }
-        return try decoder.child(node, key: key).decode(type)
+        return try decoder.descend(into: node, key: key) { try $0.decode(type) }
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
         guard let node = node(for: key), courier_json_typeof(node) != JSON_NULL else { return nil }
-        return try decoder.child(node, key: key).decode(type)
+        return try decoder.descend(into: node, key: key) { try $0.decode(type) }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let node = node(for: key), courier_json_typeof(node) != JSON_NULL else { return nil }
-        return try decoder.child(node, key: key).unbox(type)
+        return try decoder.descend(into: node, key: key) { try $0.unbox(type) }
     }
 
     // MARK: - Nesting
@@ -182,13 +196,13 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// As `JSONDecoder` does: a missing key gives a decoder over `null`.
     private func superDecoder(named key: any CodingKey) -> any Decoder {
         var name = key.stringValue
-        let node = name.withUTF8 { bytes in
+        let member = name.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
-                json_object_getn(decoder.node, chars.baseAddress, chars.count)
+                json_object_getn(node, chars.baseAddress, chars.count)
             }
         }
         // json_null() is jansson's static singleton: nothing to release.
-        return decoder.child(node ?? json_null(), key: key)
+        return decoder.child(member ?? json_null(), key: key)
     }
 }
 

@@ -1,0 +1,37 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// CPU seconds used by the whole process so far (every thread, user and system).
+public func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// The median; NaN for no values.
+public func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+}
+
+/// Seconds in a `Duration`.
+public func seconds(_ duration: Duration) -> Double {
+    let (whole, attoseconds) = duration.components
+    return Double(whole) + Double(attoseconds) / 1e18
+}
+
+/// Runs blocking C on a thread of its own, never on the concurrency pool.
+public func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
+}
+
+/// Writes a line to standard error (progress, failures).
+public func report(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,45 @@
+# Shared by the benchmark scripts: nginx on loopback serving a folder, pinned
+# to core 0 with the client on core 1 when there are two cores (as the
+# reference prototype was measured). Source it, put files in "$nginx_work/www",
+# call start_nginx; it sets $nginx_port and $client_cpu (a command prefix).
+
+ensure_nginx() {
+    command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || {
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
+    }
+    nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+    nginx_work=$(mktemp -d)
+    mkdir -p "$nginx_work/www" "$nginx_work/logs"
+    chmod 755 "$nginx_work" "$nginx_work/www"  # nginx workers run as an unprivileged user
+    trap stop_nginx EXIT
+}
+
+start_nginx() {
+    chmod 644 "$nginx_work"/www/*
+    nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    cat >"$nginx_work/nginx.conf" <<CONF
+worker_processes 1;
+pid $nginx_work/nginx.pid;
+error_log $nginx_work/logs/error.log error;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    keepalive_requests 1000000;
+    types { application/json json; }
+    server { listen 127.0.0.1:$nginx_port; root $nginx_work/www; default_type application/octet-stream; }
+}
+CONF
+    local server_cpu=()
+    client_cpu=()
+    if command -v taskset >/dev/null && (($(nproc) >= 2)); then
+        server_cpu=(taskset -c 0)
+        client_cpu=(taskset -c 1)
+    fi
+    "${server_cpu[@]}" "$nginx_bin" -p "$nginx_work" -c "$nginx_work/nginx.conf"
+}
+
+stop_nginx() {
+    "$nginx_bin" -p "$nginx_work" -c "$nginx_work/nginx.conf" -s stop 2>/dev/null || true
+    rm -rf "$nginx_work"
+}
