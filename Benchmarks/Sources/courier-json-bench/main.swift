@@ -58,7 +58,9 @@ func records(_ count: Int) -> [UInt8] {
 let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("../../Fixtures/user.json").standardizedFileURL
 let envelope = Array(try Data(contentsOf: fixture))
-let businessError = Array(String(decoding: envelope, as: UTF8.self).replacingOccurrences(of: #""code":0"#, with: #""code":4003"#).utf8)
+let businessError = Array(
+    String(decoding: envelope, as: UTF8.self).replacingOccurrences(of: #""code":0"#, with: #""code":4003"#)
+        .utf8)
 
 /// Fills `[Record]` by hand from jansson's tree: the fastest a decoder over
 /// jansson could be.
@@ -71,7 +73,8 @@ func handFill(_ bytes: [UInt8]) -> [Record] {
     defer { json_decref(root) }
     func string(_ node: UnsafeMutablePointer<json_t>?, _ key: String) -> String {
         guard let value = json_object_get(node, key), let text = json_string_value(value) else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: text, count: json_string_length(value)), as: UTF8.self)
+        return String(
+            decoding: UnsafeRawBufferPointer(start: text, count: json_string_length(value)), as: UTF8.self)
     }
     var result: [Record] = []
     result.reserveCapacity(json_array_size(root))
@@ -81,13 +84,17 @@ func handFill(_ bytes: [UInt8]) -> [Record] {
         var tags: [String] = []
         for tag in 0..<json_array_size(tagsNode) {
             if let node = json_array_get(tagsNode, tag), let text = json_string_value(node) {
-                tags.append(String(decoding: UnsafeRawBufferPointer(start: text, count: json_string_length(node)), as: UTF8.self))
+                tags.append(
+                    String(
+                        decoding: UnsafeRawBufferPointer(start: text, count: json_string_length(node)),
+                        as: UTF8.self))
             }
         }
         result.append(
             Record(
                 id: Int(json_integer_value(json_object_get(item, "id"))), name: string(item, "name"),
-                email: string(item, "email"), active: bench_json_typeof(json_object_get(item, "active")) == JSON_TRUE,
+                email: string(item, "email"),
+                active: bench_json_typeof(json_object_get(item, "active")) == JSON_TRUE,
                 score: json_number_value(json_object_get(item, "score")), tags: tags))
     }
     return result
@@ -138,19 +145,29 @@ for round in 1...rounds {
                 case .serialization: _ = try JSONSerialization.jsonObject(with: data)
                 }
             }
-            samples[name, default: [:]][contender.rawValue, default: []].append(Double(bytes.count) / seconds / 1e6)
+            samples[name, default: [:]][contender.rawValue, default: []].append(
+                Double(bytes.count) / seconds / 1e6)
         }
     }
     // The small envelope: a full decode of the model, and a business error.
     let envelopeData = Data(envelope)
     let small: [(String, () throws -> Void)] = [
         ("JSONDecoder", { _ = try foundation.decode(Envelope<User>.self, from: envelopeData) }),
-        ("JanssonDecoder", {
-            let head = try jansson.readEnvelope(envelope, format: .standard)
-            _ = try jansson.decode(User.self, from: envelope, at: ["data"], envelope: head)
-        }),
-        ("business error: JSONDecoder full decode", { _ = try foundation.decode(Envelope<User>.self, from: Data(businessError)) }),
-        ("business error: jansson envelope peek", { _ = try jansson.readEnvelope(businessError, format: .standard) }),
+        (
+            "JanssonDecoder",
+            {
+                let head = try jansson.readEnvelope(envelope, format: .standard)
+                _ = try jansson.decode(User.self, from: envelope, at: ["data"], envelope: head)
+            }
+        ),
+        (
+            "business error: JSONDecoder full decode",
+            { _ = try foundation.decode(Envelope<User>.self, from: Data(businessError)) }
+        ),
+        (
+            "business error: jansson envelope peek",
+            { _ = try jansson.readEnvelope(businessError, format: .standard) }
+        ),
         ("jansson parse alone", { _ = try JSONValue(parsing: businessError) }),
     ]
     for (name, body) in small {
@@ -159,7 +176,9 @@ for round in 1...rounds {
     FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
 }
 
-print("Medians of \(rounds) interleaved rounds; ratios are per-round speed ratios to JSONDecoder, then the median.")
+print(
+    "Medians of \(rounds) interleaved rounds; ratios are per-round speed ratios to JSONDecoder, then the median."
+)
 for (name, bytes) in payloads {
     print("\n[Record], \(name) (\(bytes.count) bytes)")
     print("| decoder | MB/s | × JSONDecoder |")
@@ -177,7 +196,8 @@ print("| what | µs per body | × JSONDecoder full decode |")
 print("|---|---|---|")
 let full = samples["envelope"]?["JSONDecoder"] ?? []
 for name in [
-    "JSONDecoder", "JanssonDecoder", "business error: JSONDecoder full decode", "business error: jansson envelope peek",
+    "JSONDecoder", "JanssonDecoder", "business error: JSONDecoder full decode",
+    "business error: jansson envelope peek",
     "jansson parse alone",
 ] {
     let mine = samples["envelope"]?[name] ?? []

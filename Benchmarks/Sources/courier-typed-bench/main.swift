@@ -82,11 +82,13 @@ func run(_ contender: Contender, count: Int, concurrency: Int) async throws -> I
     case .floor:
         return await onThread {
             concurrency == 1
-                ? courier_raw_typed_sequential(url, count) : courier_raw_typed_concurrent(url, count, concurrency)
+                ? courier_raw_typed_sequential(url, count)
+                : courier_raw_typed_concurrent(url, count, concurrency)
         }
     case .raw:
         return await onThread {
-            concurrency == 1 ? courier_raw_sequential(url, count) : courier_raw_concurrent(url, count, concurrency)
+            concurrency == 1
+                ? courier_raw_sequential(url, count) : courier_raw_concurrent(url, count, concurrency)
         }
     default:
         let executor = contender == .courierJanssonExecutor ? CurlTransport.shared.taskExecutor : nil
@@ -126,7 +128,9 @@ for round in 1...rounds {
 }
 try await ahc.shutdown()
 
-print("Medians of \(rounds) interleaved rounds; ratios are per-round CPU ratios to the hand-written floor, then the median.")
+print(
+    "Medians of \(rounds) interleaved rounds; ratios are per-round CPU ratios to the hand-written floor, then the median."
+)
 for (name, _, _) in workloads {
     print("\nthe typed call, \(name)")
     print("| contender | calls/s | CPU µs/call | × floor |")
@@ -136,6 +140,7 @@ for (name, _, _) in workloads {
         let mine = cpu[name]?[contender] ?? []
         print(
             "| \(contender.rawValue) | \(String(format: "%.0f", median(rate[name]?[contender] ?? []))) | "
-                + "\(String(format: "%.1f", median(mine))) | \(String(format: "%.2f", median(zip(mine, floor).map { $0 / $1 }))) |")
+                + "\(String(format: "%.1f", median(mine))) | \(String(format: "%.2f", median(zip(mine, floor).map { $0 / $1 }))) |"
+        )
     }
 }

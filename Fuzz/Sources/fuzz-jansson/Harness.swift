@@ -20,7 +20,9 @@ indirect enum AnyValue: Decodable, Equatable {
     init(from decoder: any Decoder) throws {
         if let container = try? decoder.container(keyedBy: Key.self) {
             var object: [String: AnyValue] = [:]
-            for key in container.allKeys { object[key.stringValue] = try container.decode(AnyValue.self, forKey: key) }
+            for key in container.allKeys {
+                object[key.stringValue] = try container.decode(AnyValue.self, forKey: key)
+            }
             self = .object(object)
         } else if var container = try? decoder.unkeyedContainer() {
             var array: [AnyValue] = []
@@ -61,6 +63,7 @@ struct Envelope: Decodable {
 let decoder = JanssonDecoder(keyDecodingStrategy: .convertFromSnakeCase)
 let formats = [EnvelopeFormat.standard, EnvelopeFormat(code: "a.b", message: ["m", "x.y"], data: "d.e")]
 
+/// libFuzzer's entry point: one input, every target; returns 0 (keep the input if new).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

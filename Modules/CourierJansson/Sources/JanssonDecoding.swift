@@ -271,7 +271,9 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Decodabl
         JanssonKeyedContainer<JanssonKey>.forEachMember(decoder.node) { key, node in
             guard failure == nil else { return }
             do {
-                result[key] = try decoder.descend(into: node, key: JanssonKey(key)) { try $0.unbox(Value.self) }
+                result[key] = try decoder.descend(into: node, key: JanssonKey(key)) {
+                    try $0.unbox(Value.self)
+                }
             } catch {
                 failure = error
             }

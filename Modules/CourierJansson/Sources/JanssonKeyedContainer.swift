@@ -132,16 +132,36 @@ struct JanssonKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decoder.descend(into: node, key: key) { try $0.decode(type) }
     }
 
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try descend(key) { try $0.decode(type) } }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try descend(key) { try $0.decode(type) } }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try descend(key) { try $0.decode(type) } }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try descend(key) { try $0.decode(type) } }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try descend(key) { try $0.decode(type) } }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try descend(key) { try $0.decode(type) } }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try descend(key) { try $0.decode(type) } }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try descend(key) { try $0.decode(type) } }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try descend(key) { try $0.decode(type) } }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try descend(key) { try $0.decode(type) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try descend(key) { try $0.decode(type) }
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try descend(key) { try $0.decode(type) }
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try descend(key) { try $0.decode(type) }
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try descend(key) { try $0.decode(type) }
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try descend(key) { try $0.decode(type) }
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try descend(key) { try $0.decode(type) }
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try descend(key) { try $0.decode(type) }
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try descend(key) { try $0.decode(type) }
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try descend(key) { try $0.decode(type) }
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try descend(key) { try $0.decode(type) }
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try descend(key) { try $0.unbox(type) }

@@ -101,7 +101,9 @@ struct JanssonUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try descend(type) { try $0.decode(type) } }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try descend(type) { try $0.decode(type) } }
 
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try descend(type) { try $0.unbox(type) } }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try descend(type) { try $0.unbox(type) }
+    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
         -> KeyedDecodingContainer<NestedKey>
