@@ -1,5 +1,11 @@
 import CJansson
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A parsed jansson tree and the one reference that keeps it alive.
 ///
 /// Ownership rules, for every jansson call in this module:
@@ -40,9 +46,13 @@ final class JanssonDocument: @unchecked Sendable {
         // A raw NUL byte is never valid JSON (inside strings it must be
         // written \u0000), but jansson's reader stops at one and would accept
         // whatever came before it.
-        if let nul = input[skipped...].firstIndex(of: 0) {
-            throw JanssonError(.syntax, "a NUL byte at offset \(nul)", offset: nul)
+        let nul = input.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress, raw.count > skipped,
+                let found = memchr(base + skipped, 0, raw.count - skipped)
+            else { return nil }
+            return base.distance(to: found)
         }
+        if let nul { throw JanssonError(.syntax, "a NUL byte at offset \(nul)", offset: nul) }
         var error = json_error_t()
         let flags = courier_json_load_flags(options.rejectDuplicateKeys ? 1 : 0)
         let parsed = input.withUnsafeBufferPointer { buffer in
