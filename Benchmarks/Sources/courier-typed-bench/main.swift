@@ -105,12 +105,19 @@ func run(_ contender: Contender, count: Int, concurrency: Int) async throws -> I
     }
 }
 
-let workloads = [("sequential, one connection", 3000, 1), ("32 concurrent", 12000, 32)]
+let workloads = [("sequential, one connection", 3000, 1), ("32 concurrent", 12000, 32)].filter { workload in
+    ProcessInfo.processInfo.environment["BENCH_WORKLOADS"].map { workload.0.hasPrefix($0) } ?? true
+}
+/// BENCH_CONTENDERS (name prefixes separated by ";") narrows the run, for profiling.
+let contenders = Contender.allCases.filter { contender in
+    guard let filter = ProcessInfo.processInfo.environment["BENCH_CONTENDERS"] else { return true }
+    return filter.split(separator: ";").contains { contender.rawValue.hasPrefix($0) }
+}
 var cpu: [String: [Contender: [Double]]] = [:]
 var rate: [String: [Contender: [Double]]] = [:]
 for round in 1...rounds {
     for (name, count, concurrency) in workloads {
-        for contender in Contender.allCases {
+        for contender in contenders {
             let start = ContinuousClock.now
             let before = cpuSeconds()
             let ok = try await run(contender, count: count, concurrency: concurrency)
@@ -126,7 +133,7 @@ for round in 1...rounds {
     }
     report("round \(round) of \(rounds) done")
 }
-try await ahc.shutdown()
+await ahc.shutdown()
 
 print(
     "Medians of \(rounds) interleaved rounds; ratios are per-round CPU ratios to the hand-written floor, then the median."
@@ -136,7 +143,7 @@ for (name, _, _) in workloads {
     print("| contender | calls/s | CPU µs/call | × floor |")
     print("|---|---|---|---|")
     let floor = cpu[name]?[.floor] ?? []
-    for contender in Contender.allCases {
+    for contender in contenders {
         let mine = cpu[name]?[contender] ?? []
         print(
             "| \(contender.rawValue) | \(String(format: "%.0f", median(rate[name]?[contender] ?? []))) | "
