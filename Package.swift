@@ -103,9 +103,15 @@ let package = Package(
         ),
         // JSON through jansson: JSONValue, a Decodable decoder over jansson's
         // tree, and envelope reading from the one parse.
+        // The arena behind jansson's allocator hooks (C, process-global hooks).
+        .target(
+            name: "CJanssonArena",
+            path: "Modules/CJanssonArena",
+            linkerSettings: [.linkedLibrary("jansson")]
+        ),
         .target(
             name: "CourierJansson",
-            dependencies: ["CourierCore", "CourierCodable", "CJansson"],
+            dependencies: ["CourierCore", "CourierCodable", "CJansson", "CJanssonArena"],
             path: "Modules/CourierJansson/Sources"
         ),
         .testTarget(

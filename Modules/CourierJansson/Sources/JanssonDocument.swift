@@ -1,4 +1,5 @@
 import CJansson
+import CJanssonArena
 
 #if canImport(Glibc)
     import Glibc
@@ -9,8 +10,11 @@ import CJansson
 /// A parsed jansson tree and the one reference that keeps it alive.
 ///
 /// Ownership rules, for every jansson call in this module:
-/// - `json_loadb` returns a *new* reference: the document owns it and
-///   `json_decref`s it exactly once, in `deinit`.
+/// - `json_loadb` returns a *new* reference: the document owns it. When the
+///   tree was built in an arena (the default, ``JanssonOptions/arena``) every
+///   node lives in the arena's blocks and `deinit` releases the arena in one
+///   go, with no `json_decref` walk; otherwise `deinit` `json_decref`s the
+///   root exactly once.
 /// - `json_object_getn`, `json_array_get` and `json_object_iter_value` return
 ///   *borrowed* references: valid while the document lives, never decref'd.
 ///   Every borrowed pointer is used inside a call that holds the document.
@@ -23,10 +27,21 @@ final class JanssonDocument: @unchecked Sendable {
     // @unchecked: the tree is immutable after parsing (reads only, from any
     // thread), and its single reference is released once, in deinit.
     let root: UnsafeMutablePointer<json_t>
+    /// The arena the tree was built in, if it was.
+    private let arena: OpaquePointer?
 
-    private init(root: UnsafeMutablePointer<json_t>) { self.root = root }
+    private init(root: UnsafeMutablePointer<json_t>, arena: OpaquePointer?) {
+        self.root = root
+        self.arena = arena
+    }
 
-    deinit { json_decref(root) }
+    deinit {
+        if let arena {
+            courier_arena_free(arena)
+        } else {
+            json_decref(root)
+        }
+    }
 
     /// Parses `bytes` under `options`' limits.
     /// - Throws: ``JanssonError`` with the line, column and byte offset of the problem.
@@ -55,6 +70,11 @@ final class JanssonDocument: @unchecked Sendable {
         if let nul { throw JanssonError(.syntax, "a NUL byte at offset \(nul)", offset: nul) }
         var error = json_error_t()
         let flags = courier_json_load_flags(options.rejectDuplicateKeys ? 1 : 0)
+        // The hooks go in before the first tree is made, arena or not, so that
+        // every tree this module frees was allocated through them.
+        courier_jansson_install_allocator()
+        // Only this thread's allocations during this call go to the arena.
+        let arena = options.arena ? courier_arena_begin(input.count) : nil
         let parsed = input.withUnsafeBufferPointer { buffer in
             buffer.baseAddress.map { base in
                 base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
@@ -62,10 +82,14 @@ final class JanssonDocument: @unchecked Sendable {
                 }
             } ?? nil
         }
-        guard let parsed else { throw JanssonError(parsing: error, empty: input.count == skipped) }
+        if arena != nil { courier_arena_end() }
+        guard let parsed else {
+            courier_arena_free(arena)
+            throw JanssonError(parsing: error, empty: input.count == skipped)
+        }
         // Depth is checked by the readers as they descend (JSONValue, the
         // decoder): a separate walk here would cost a second pass over the tree.
-        return JanssonDocument(root: parsed)
+        return JanssonDocument(root: parsed, arena: arena)
     }
 
     /// Calls `body` with every child of an array or object, in order.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Limits and choices for parsing with jansson.
 public struct JanssonOptions: Sendable, Hashable {
     /// What to do with bytes that are not valid UTF-8.
@@ -19,12 +21,21 @@ public struct JanssonOptions: Sendable, Hashable {
     public var rejectDuplicateKeys: Bool
     /// What to do with invalid UTF-8.
     public var invalidUTF8: InvalidUTF8
+    /// Whether the tree is built in an arena and released in one go (the
+    /// default, and faster: jansson otherwise makes one `malloc` per node).
+    /// Turn it off to let AddressSanitizer see each node; the environment
+    /// variable `COURIER_JANSSON_ARENA=0` turns it off by default.
+    public var arena: Bool
+
+    /// Whether ``arena`` is on by default: yes unless `COURIER_JANSSON_ARENA=0`.
+    public static let arenaByDefault = ProcessInfo.processInfo.environment["COURIER_JANSSON_ARENA"] != "0"
 
     /// Creates options; the defaults suit API responses.
     public init(
         maxDepth: Int = 512, maxInputSize: Int = 64 * 1024 * 1024, rejectDuplicateKeys: Bool = false,
-        invalidUTF8: InvalidUTF8 = .reject
+        invalidUTF8: InvalidUTF8 = .reject, arena: Bool = JanssonOptions.arenaByDefault
     ) {
+        self.arena = arena
         self.maxDepth = min(max(1, maxDepth), Self.parserDepthLimit)
         self.maxInputSize = maxInputSize
         self.rejectDuplicateKeys = rejectDuplicateKeys
