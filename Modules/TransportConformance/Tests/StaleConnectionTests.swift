@@ -18,6 +18,9 @@ struct StaleConnectionTests {
          "exhausted": "repeatLast"}
         """#
 
+    /// How long URLSession's stalled uploads may take before they time out.
+    static let stallDeadline: Duration = .seconds(3)
+
     /// A method, and whether the request carries a body.
     struct Case: Sendable, CustomTestStringConvertible {
         var method: HTTPRequest.Method
@@ -40,15 +43,16 @@ struct StaleConnectionTests {
                 await expectTransportError(.timedOut, "\(method)") {
                     try await transport.send(
                         request(server, "/seq", method: method.method, body: method.body),
-                        options: .init(timeout: .seconds(1)))
+                        options: .init(timeout: Self.stallDeadline))
                 }
+                _ = try await server.journal.waitFor(2)
                 #expect(server.journal.entries.count == 2)
                 return
             }
             let second = try await transport.send(
                 request(server, "/seq", method: method.method, body: method.body), options: .init())
             #expect(second.body.bytes == Array("three".utf8))
-            let entries = server.journal.entries
+            let entries = try await server.journal.waitFor(3)
             #expect(entries.count == 3)
             #expect(entries[2].connectionIndex != entries[1].connectionIndex)
             #expect(entries[2].request.body == (method.withBody ? Array("payload".utf8) : []))
@@ -67,15 +71,20 @@ struct StaleConnectionTests {
                 // A documented gap: FoundationNetworking resends a bodyless
                 // request itself, whatever its method, and tells nobody.
                 _ = try await transport.send(request(server, "/seq", method: method.method), options: .init())
-                #expect(server.journal.entries.count == 3)
+                #expect(try await server.journal.waitFor(3).count == 3)
                 return
             }
+            // URLSession stalls until the deadline (a documented gap); libcurl
+            // fails at once, so it gets no deadline that a loaded machine could hit.
             let expected: TransportError.Code = kind == .urlSession ? .timedOut : .connectionReset
             await expectTransportError(expected, "\(kind) \(method) on a dead connection") {
                 try await transport.send(
                     request(server, "/seq", method: method.method, body: method.body),
-                    options: .init(timeout: .seconds(1)))
+                    options: .init(timeout: kind == .urlSession ? Self.stallDeadline : nil))
             }
+            // The call has ended, so nothing more will be sent: wait for the
+            // server to journal what it got, then count.
+            _ = try await server.journal.waitFor(2)
             #expect(server.journal.entries.count == 2, "the request reached the server again")
         }
     }
