@@ -79,17 +79,6 @@ func check(
     return condition
 }
 
-/// Unwraps `value`, or records an issue and throws.
-func required<T>(
-    _ value: T?, _ message: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation
-) throws -> T {
-    guard let value else {
-        check(false, message(), sourceLocation: sourceLocation)
-        throw ContractHarnessError(message())
-    }
-    return value
-}
-
 /// Runs `body`, failing with ``ContractHarnessError`` if it takes longer than
 /// `limit`: a safety net so that no wait in a contract can hang the suite.
 func withDeadline<T: Sendable>(

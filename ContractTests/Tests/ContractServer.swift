@@ -99,28 +99,6 @@ struct ContractServer: Sendable {
         }
     }
 
-    /// Waits until this test's journal holds `count` exchanges, at most `deadline`.
-    func waitFor(_ count: Int, deadline: Duration = .seconds(10)) async throws -> ContractJournal {
-        switch backend {
-        case .local(let server):
-            let prefix = self.prefix
-            _ = try await server.journal.waitFor(count, deadline: deadline) {
-                $0.request.path.hasPrefix(prefix)
-            }
-            return try await exchanges()
-        case .remote:
-            // The admin API has no long poll: ask again, a bounded number of times.
-            let clock = ContinuousClock()
-            let end = clock.now + deadline
-            while clock.now < end {
-                let journal = try await exchanges()
-                if journal.all.count >= count { return journal }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            throw ContractHarnessError("fewer than \(count) exchanges within \(deadline)")
-        }
-    }
-
     // MARK: - Stubs
 
     /// The contract's stubs with IDs and paths made unique to one test.

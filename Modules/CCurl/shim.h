@@ -6,7 +6,11 @@
 #ifndef COURIER_CCURL_SHIM_H
 #define COURIER_CCURL_SHIM_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  // pthread_setname_np
+#endif
 #include <curl/curl.h>
+#include <pthread.h>
 
 static inline CURLcode courier_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
@@ -79,6 +83,17 @@ static inline CURLMcode courier_multi_setopt_long(CURLM *multi, CURLMoption opti
 /// curl_version_info(CURLVERSION_NOW): the macro does not import into Swift.
 static inline curl_version_info_data *courier_version_info(void) {
     return curl_version_info(CURLVERSION_NOW);
+}
+
+/// Names the calling thread (at most 15 bytes show), for debuggers and
+/// /proc. Foundation's Thread.name can miss when set from the new thread
+/// before the creating thread has recorded its pthread_t.
+static inline int courier_name_current_thread(const char *name) {
+#if defined(__APPLE__)
+    return pthread_setname_np(name);
+#else
+    return pthread_setname_np(pthread_self(), name);
+#endif
 }
 
 /// The CURLMsg union's result, for CURLMSG_DONE messages.

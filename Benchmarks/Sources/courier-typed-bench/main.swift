@@ -19,6 +19,8 @@ import NIOCore
     import FoundationNetworking
 #endif
 
+/// Exactly the fields the hand-written C floor fills, so every contender does
+/// the same work (courier-json-bench decodes a fuller model on purpose).
 struct User: Decodable, Sendable {
     let id: Int
     let name: String

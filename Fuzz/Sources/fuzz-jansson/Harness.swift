@@ -7,51 +7,6 @@ import CourierJansson
 // round trip), JanssonDecoder into a model that accepts any shape, and the
 // envelope peek followed by decoding the payload from the same tree.
 
-/// Any JSON value, decoded through every container kind.
-indirect enum AnyValue: Decodable, Equatable {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case real(Double)
-    case string(String)
-    case array([AnyValue])
-    case object([String: AnyValue])
-
-    init(from decoder: any Decoder) throws {
-        if let container = try? decoder.container(keyedBy: Key.self) {
-            var object: [String: AnyValue] = [:]
-            for key in container.allKeys {
-                object[key.stringValue] = try container.decode(AnyValue.self, forKey: key)
-            }
-            self = .object(object)
-        } else if var container = try? decoder.unkeyedContainer() {
-            var array: [AnyValue] = []
-            while !container.isAtEnd { array.append(try container.decode(AnyValue.self)) }
-            self = .array(array)
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                self = .null
-            } else if let value = try? single.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? single.decode(Int64.self) {
-                self = .integer(value)
-            } else if let value = try? single.decode(Double.self) {
-                self = .real(value)
-            } else {
-                self = .string(try single.decode(String.self))
-            }
-        }
-    }
-
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-}
-
 /// A typed model, so the keyed paths with real keys run too.
 struct Envelope: Decodable {
     let id: Int?
@@ -74,11 +29,11 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
         _ = value.serialized(sortedKeys: true)
     }
-    _ = try? decoder.decode(AnyValue.self, from: bytes)
+    _ = try? decoder.decode(JSONValue.self, from: bytes)
     _ = try? decoder.decode(Envelope.self, from: bytes)
     for format in formats {
         if let head = try? decoder.readEnvelope(bytes, format: format) {
-            _ = try? decoder.decode(AnyValue.self, from: bytes, at: format.dataPath, envelope: head)
+            _ = try? decoder.decode(JSONValue.self, from: bytes, at: format.dataPath, envelope: head)
         }
     }
     return 0

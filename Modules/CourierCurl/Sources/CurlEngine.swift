@@ -63,7 +63,7 @@ final class CurlEngine: TaskExecutor, Sendable {
         _ = courier_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxConnections)
         let thread = Thread { [self] in
             // Named from inside: on Linux a name set before start() is lost.
-            Thread.current.name = "courier-curl"
+            _ = courier_name_current_thread("courier-curl")
             self.thread.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
             self.run()
         }

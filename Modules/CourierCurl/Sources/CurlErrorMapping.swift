@@ -3,6 +3,11 @@ import CourierCore
 
 /// Maps every libcurl result to a Courier transport error code.
 enum CurlErrorMapping {
+    /// Throws when setting an option failed.
+    static func check(_ result: CURLcode) throws(TransportError) {
+        guard result == CURLE_OK else { throw error(result, detail: "setting an option") }
+    }
+
     static func code(for result: CURLcode) -> TransportError.Code {
         switch result {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .dnsFailure

@@ -29,23 +29,25 @@ final class CurlHandle {
     }
 
     private func applyShared(_ settings: CurlTransport.Configuration) throws(TransportError) {
-        try check(courier_easy_setopt_string(pointer, CURLOPT_PROTOCOLS_STR, "http,https"))
-        try check(courier_easy_setopt_long(pointer, CURLOPT_NOSIGNAL, 1))
-        try check(courier_easy_setopt_pointer(pointer, CURLOPT_ERRORBUFFER, errorBuffer))
+        try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_PROTOCOLS_STR, "http,https"))
+        try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_NOSIGNAL, 1))
+        try CurlErrorMapping.check(courier_easy_setopt_pointer(pointer, CURLOPT_ERRORBUFFER, errorBuffer))
         // Courier follows redirects itself (RedirectPolicy).
-        try check(courier_easy_setopt_long(pointer, CURLOPT_FOLLOWLOCATION, 0))
-        try check(courier_easy_setopt_long(pointer, CURLOPT_SSL_VERIFYPEER, 1))
-        try check(courier_easy_setopt_long(pointer, CURLOPT_SSL_VERIFYHOST, 2))
-        try check(
+        try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_FOLLOWLOCATION, 0))
+        try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_SSL_VERIFYPEER, 1))
+        try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_SSL_VERIFYHOST, 2))
+        try CurlErrorMapping.check(
             courier_easy_setopt_long(pointer, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds))
-        try check(courier_easy_setopt_string(pointer, CURLOPT_ACCEPT_ENCODING, ""))
-        try check(courier_easy_setopt_write_function(pointer, CURLOPT_WRITEFUNCTION, curlWrite))
-        try check(courier_easy_setopt_write_function(pointer, CURLOPT_HEADERFUNCTION, curlHeader))
-        try check(courier_easy_setopt_read_function(pointer, CURLOPT_READFUNCTION, curlRead))
-        try check(courier_easy_setopt_seek_function(pointer, CURLOPT_SEEKFUNCTION, curlSeek))
+        try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_ACCEPT_ENCODING, ""))
+        try CurlErrorMapping.check(
+            courier_easy_setopt_write_function(pointer, CURLOPT_WRITEFUNCTION, curlWrite))
+        try CurlErrorMapping.check(
+            courier_easy_setopt_write_function(pointer, CURLOPT_HEADERFUNCTION, curlHeader))
+        try CurlErrorMapping.check(courier_easy_setopt_read_function(pointer, CURLOPT_READFUNCTION, curlRead))
+        try CurlErrorMapping.check(courier_easy_setopt_seek_function(pointer, CURLOPT_SEEKFUNCTION, curlSeek))
         if let (rate, seconds) = settings.lowSpeedLimit {
-            try check(courier_easy_setopt_long(pointer, CURLOPT_LOW_SPEED_LIMIT, rate))
-            try check(courier_easy_setopt_long(pointer, CURLOPT_LOW_SPEED_TIME, seconds))
+            try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_LOW_SPEED_LIMIT, rate))
+            try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_LOW_SPEED_TIME, seconds))
         }
         let version: Int32 =
             switch settings.httpVersion {
@@ -53,22 +55,22 @@ final class CurlHandle {
             case .http1: Int32(CURL_HTTP_VERSION_1_1)
             case .http2PriorKnowledge: Int32(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
             }
-        try check(courier_easy_setopt_long(pointer, CURLOPT_HTTP_VERSION, Int(version)))
-        if let proxy = settings.proxy { try check(courier_easy_setopt_string(pointer, CURLOPT_PROXY, proxy)) }
+        try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_HTTP_VERSION, Int(version)))
+        if let proxy = settings.proxy {
+            try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_PROXY, proxy))
+        }
         if let bundle = settings.tls.caBundlePath {
-            try check(courier_easy_setopt_string(pointer, CURLOPT_CAINFO, bundle))
+            try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_CAINFO, bundle))
         }
         if let client = settings.tls.clientCertificate {
-            try check(courier_easy_setopt_string(pointer, CURLOPT_SSLCERT, client.certificatePath))
-            try check(courier_easy_setopt_string(pointer, CURLOPT_SSLKEY, client.keyPath))
+            try CurlErrorMapping.check(
+                courier_easy_setopt_string(pointer, CURLOPT_SSLCERT, client.certificatePath))
+            try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_SSLKEY, client.keyPath))
         }
         if !settings.tls.pinnedPublicKeys.isEmpty {
             let pins = settings.tls.pinnedPublicKeys.joined(separator: ";")
-            try check(courier_easy_setopt_string(pointer, CURLOPT_PINNEDPUBLICKEY, pins))
+            try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_PINNEDPUBLICKEY, pins))
         }
     }
 
-    func check(_ result: CURLcode) throws(TransportError) {
-        guard result == CURLE_OK else { throw CurlErrorMapping.error(result, detail: "setting an option") }
-    }
 }

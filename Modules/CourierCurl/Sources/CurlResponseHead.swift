@@ -15,8 +15,8 @@ struct CurlResponseHead {
     private(set) var contentLength: Int?
     /// The fields of the latest head, in order.
     private var collected: [HTTPField] = []
-    /// The latest `Content-Length` value as sent, to refuse a different second one.
-    private var contentLengthText: String?
+    /// The latest head's `Content-Length` values as sent, checked together.
+    private var contentLengthValues: [String] = []
     /// Bytes of every head so far, 1xx included.
     private var bytes = 0
 
@@ -54,7 +54,7 @@ struct CurlResponseHead {
         collected.removeAll(keepingCapacity: true)
         collected.reserveCapacity(16)
         contentLength = nil
-        contentLengthText = nil
+        contentLengthValues.removeAll()
         guard let firstSpace = line.firstIndex(of: 32) else { return invalid(line) }
         let codeStart = firstSpace + 1
         var codeEnd = codeStart
@@ -71,26 +71,16 @@ struct CurlResponseHead {
         return nil
     }
 
-    /// One `Content-Length` field: digits only, and the same as any earlier one
-    /// (RFC 9110 §8.6; a list of equal values is allowed).
+    /// One `Content-Length` field, checked with any earlier ones (``ResponseHeadCheck``).
     private mutating func takeContentLength(_ value: String) -> TransportError? {
         collected.append(HTTPField(name: .contentLength, value: value))
-        if contentLengthText == nil, !value.isEmpty, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-            contentLengthText = value
-            contentLength = Int(value)
-            return nil
-        }
-        var fields = HTTPFields()
-        if let contentLengthText { fields.append(HTTPField(name: .contentLength, value: contentLengthText)) }
-        fields.append(HTTPField(name: .contentLength, value: value))
+        contentLengthValues.append(value)
         do {
-            try ResponseHeadCheck.validate(fields)
+            contentLength = try ResponseHeadCheck.contentLength(contentLengthValues)
+            return nil
         } catch {
             return error
         }
-        contentLengthText = value
-        contentLength = Int(value.split(separator: ",").first?.trimmed ?? "")
-        return nil
     }
 
     private func invalid(_ line: UnsafeRawBufferPointer) -> TransportError {
@@ -118,14 +108,5 @@ struct CurlResponseHead {
             return name
         }
         return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
-    }
-}
-
-extension Substring {
-    fileprivate var trimmed: Substring {
-        var result = self
-        while result.first == " " || result.first == "\t" { result.removeFirst() }
-        while result.last == " " || result.last == "\t" { result.removeLast() }
-        return result
     }
 }

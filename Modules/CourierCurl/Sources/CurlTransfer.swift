@@ -57,28 +57,32 @@ final class CurlTransfer {
             throw TransportError(.other, "the request has no scheme, authority or path")
         }
         easy.errorBuffer[0] = 0
-        try check(courier_easy_setopt_string(handle, CURLOPT_URL, "\(scheme)://\(authority)\(path)"))
+        try CurlErrorMapping.check(
+            courier_easy_setopt_string(handle, CURLOPT_URL, "\(scheme)://\(authority)\(path)"))
         let timeout = options.timeout.map { max(1, Self.milliseconds($0)) } ?? 0
-        try check(courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout))
+        try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout))
         let limit = options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize ?? 0
-        try check(courier_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
+        try CurlErrorMapping.check(
+            courier_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
 
         // HTTPGET clears NOBODY and UPLOAD left by an earlier request.
-        try check(courier_easy_setopt_long(handle, CURLOPT_HTTPGET, 1))
-        if head.method == .head { try check(courier_easy_setopt_long(handle, CURLOPT_NOBODY, 1)) }
+        try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_HTTPGET, 1))
+        if head.method == .head {
+            try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_NOBODY, 1))
+        }
         var fields = head.headerFields
         if let body = request.body {
-            try check(courier_easy_setopt_long(handle, CURLOPT_UPLOAD, 1))
+            try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_UPLOAD, 1))
             bodyReader = body.makeReader()
             // libcurl would otherwise wait a second for `100 Continue` on large uploads.
             fields[.expect] = nil
             headerList = curl_slist_append(headerList, "Expect:")
         }
-        try check(
+        try CurlErrorMapping.check(
             courier_easy_setopt_off_t(
                 handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body?.length ?? -1)))
         let custom = head.method != .head && (head.method != .get || request.body != nil)
-        try check(
+        try CurlErrorMapping.check(
             courier_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, custom ? head.method.rawValue : nil))
         for field in fields {
             let value = field.value
@@ -89,17 +93,17 @@ final class CurlTransfer {
             headerList = curl_slist_append(
                 headerList, value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)")
         }
-        try check(courier_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+        try CurlErrorMapping.check(courier_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         for option in [
             CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_READDATA, CURLOPT_SEEKDATA,
         ] {
-            try check(courier_easy_setopt_pointer(handle, option, context))
+            try CurlErrorMapping.check(courier_easy_setopt_pointer(handle, option, context))
         }
         // Older libcurl lacks the hook; then a bodyless POST may be resent (README).
         if easy.hasPrerequestHook {
-            try check(courier_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
+            try CurlErrorMapping.check(courier_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
         }
         if let destination = options.destination { file = try Self.open(destination) }
     }
@@ -247,10 +251,6 @@ final class CurlTransfer {
             timeToFirstByte: micro(CURLINFO_STARTTRANSFER_TIME_T), bytesSent: uploaded,
             bytesReceived: downloaded,
             connectionReused: long(CURLINFO_NUM_CONNECTS).map { $0 == 0 }, httpVersion: version)
-    }
-
-    private func check(_ result: CURLcode) throws(TransportError) {
-        guard result == CURLE_OK else { throw CurlErrorMapping.error(result, detail: "setting an option") }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

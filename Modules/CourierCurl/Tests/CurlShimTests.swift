@@ -1,5 +1,6 @@
 import CCurl
 import CourierCurl
+import Foundation
 import Testing
 
 /// Each typed shim, exercised with an option of its class.
@@ -67,4 +68,16 @@ struct CurlShimTests {
         #expect(features.encodings.contains("gzip"))
         #expect(features.tlsBackend != nil)
     }
+}
+
+/// The thread-naming shim names the calling thread, as /proc shows it.
+@Test func theNamingShimNamesTheCallingThread() async {
+    let name = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+        Thread {
+            _ = courier_name_current_thread("courier-test")
+            let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+            continuation.resume(returning: comm.trimmingCharacters(in: .whitespacesAndNewlines))
+        }.start()
+    }
+    #expect(name == "courier-test")
 }

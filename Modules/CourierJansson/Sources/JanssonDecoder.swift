@@ -1,4 +1,5 @@
 import CJansson
+import CourierCodable
 import CourierCore
 import Foundation
 
@@ -100,7 +101,7 @@ public struct JanssonDecoder: Sendable {
         do {
             document = try JanssonDocument.parse(bytes, options: options)
         } catch let error where error.kind == .numberOutOfRange {
-            return try foundationFallback().decode(T.self, from: Data(bytes))
+            return try codableFallback.decode(T.self, from: bytes, at: [])
         } catch {
             throw Self.corrupted(error)
         }
@@ -137,13 +138,6 @@ public struct JanssonDecoder: Sendable {
             .init(
                 codingPath: [], debugDescription: "The given data was not valid JSON: \(error)",
                 underlyingError: error))
-    }
-
-    /// `JSONDecoder` with the same strategies, for documents jansson cannot hold.
-    func foundationFallback() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        configure(decoder)
-        return decoder
     }
 
     /// Gives `decoder` this decoder's strategies.

@@ -91,21 +91,4 @@ final class JanssonDocument: @unchecked Sendable {
         // decoder): a separate walk here would cost a second pass over the tree.
         return JanssonDocument(root: parsed, arena: arena)
     }
-
-    /// Calls `body` with every child of an array or object, in order.
-    static func forEachChild(
-        _ node: UnsafeMutablePointer<json_t>, _ body: (UnsafeMutablePointer<json_t>) -> Void
-    ) {
-        if courier_json_typeof(node) == JSON_ARRAY {
-            for index in 0..<json_array_size(node) {
-                if let child = json_array_get(node, index) { body(child) }
-            }
-            return
-        }
-        var iterator = json_object_iter(node)
-        while let current = iterator {
-            if let child = json_object_iter_value(current) { body(child) }
-            iterator = json_object_iter_next(node, current)
-        }
-    }
 }

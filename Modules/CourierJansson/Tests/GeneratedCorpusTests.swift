@@ -54,7 +54,7 @@ struct GeneratedCorpusTests {
         var random = Generator(state: UInt64(batch) &* 7919)
         for _ in 0..<250 {
             let document = Self.value(&random, depth: 0).serialized()
-            expectSame(AnyJSON.self, document)
+            expectSame(JSONValue.self, document)
         }
     }
 
@@ -73,7 +73,7 @@ struct GeneratedCorpusTests {
             default:
                 document.insert(breakers[random.below(breakers.count)], at: random.below(document.count + 1))
             }
-            let (foundation, jansson) = outcomes(AnyJSON.self, document)
+            let (foundation, jansson) = outcomes(JSONValue.self, document)
             if case .value = jansson {
                 #expect(
                     jansson == foundation,

@@ -27,13 +27,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        if let http = response as? HTTPURLResponse, let state = state(dataTask) {
-            state.received(http)
-            if let problem = state.headProblem {
-                state.abort(problem)
-                completionHandler(.cancel)
-                return
-            }
+        if let http = response as? HTTPURLResponse, let state = state(dataTask),
+            let problem = state.received(http)
+        {
+            // Refused before any body byte is read.
+            state.abort(problem)
+            completionHandler(.cancel)
+            return
         }
         completionHandler(.allow)
     }

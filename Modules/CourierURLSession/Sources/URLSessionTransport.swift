@@ -137,7 +137,9 @@ public final class URLSessionTransport: Transport {
 final class TaskState: Sendable {
     private struct Storage {
         var continuation: CheckedContinuation<RawResponse, any Error>?
-        var response: HTTPURLResponse?
+        /// The response head, converted once, and why it must be refused, if it must.
+        var head: HTTPResponse?
+        var headProblem: TransportError?
         var body: [UInt8] = []
         var file: URL?
         var failure: TransportError?
@@ -168,16 +170,22 @@ final class TaskState: Sendable {
         }
     }
 
-    func received(_ response: HTTPURLResponse) { storage.withLock { $0.response = response } }
-
-    /// Why the response head must be refused (``ResponseHeadCheck``), if it must.
-    var headProblem: TransportError? {
-        guard let response = storage.withLock({ $0.response }) else { return nil }
-        do {
-            try ResponseHeadCheck.validate(Self.fields(response))
-            return nil
-        } catch {
-            return error
+    /// Records the response head (converted and checked by ``ResponseHeadCheck``
+    /// the first time only: the delegate reports it more than once) and
+    /// returns why it must be refused, if it must.
+    @discardableResult
+    func received(_ response: HTTPURLResponse) -> TransportError? {
+        storage.withLock { storage in
+            if storage.head == nil {
+                let fields = Self.fields(response)
+                storage.head = HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
+                do throws(TransportError) {
+                    try ResponseHeadCheck.validate(fields)
+                } catch {
+                    storage.headProblem = error
+                }
+            }
+            return storage.headProblem
         }
     }
 
@@ -252,11 +260,10 @@ final class TaskState: Sendable {
             defer { storage.continuation = nil }
             if let failure = storage.failure { return (storage.continuation, .failure(failure)) }
             if let error { return (storage.continuation, .failure(URLErrorMapping.map(error))) }
-            guard let response = storage.response else {
+            if let problem = storage.headProblem { return (storage.continuation, .failure(problem)) }
+            guard let head = storage.head else {
                 return (storage.continuation, .failure(TransportError(.emptyResponse, "no response")))
             }
-            let head = HTTPResponse(
-                status: .init(code: response.statusCode), headerFields: Self.fields(response))
             let body: ResponseBody = storage.file.map { .file($0) } ?? .bytes(storage.body)
             let metrics = TransportMetrics(bytesReceived: storage.received)
             return (storage.continuation, .success(RawResponse(head: head, body: body, metrics: metrics)))

@@ -16,15 +16,24 @@ public enum ResponseHeadCheck {
     /// than ``maxHeadBytes``.
     public static func validate(_ fields: HTTPFields) throws(TransportError) {
         var size = 0
+        for field in fields { size += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
+        _ = try contentLength(fields[values: .contentLength])
+        if size > maxHeadBytes {
+            throw TransportError(.protocolError, "the response head exceeds \(maxHeadBytes) bytes")
+        }
+    }
+
+    /// The body length the `Content-Length` values agree on, `nil` without one.
+    /// Each value may be a list (`5, 5`) when every member is the same number.
+    /// - Throws: ``TransportError/Code/protocolError`` for a malformed or a
+    ///   conflicting value.
+    public static func contentLength(_ values: some Sequence<String>) throws(TransportError) -> Int? {
         var length: Substring?
-        for field in fields {
-            size += field.name.rawName.utf8.count + field.value.utf8.count + 4
-            guard field.name == .contentLength else { continue }
-            // A list ("5, 5") is allowed when every member is the same number.
-            for member in field.value.split(separator: ",") {
+        for text in values {
+            for member in text.split(separator: ",") {
                 let value = member.drop { $0 == " " || $0 == "\t" }.prefix { $0 != " " && $0 != "\t" }
                 guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-                    throw TransportError(.protocolError, "invalid Content-Length \"\(field.value)\"")
+                    throw TransportError(.protocolError, "invalid Content-Length \"\(text)\"")
                 }
                 if let length, length != value {
                     throw TransportError(
@@ -33,8 +42,6 @@ public enum ResponseHeadCheck {
                 length = value
             }
         }
-        if size > maxHeadBytes {
-            throw TransportError(.protocolError, "the response head exceeds \(maxHeadBytes) bytes")
-        }
+        return length.flatMap { Int($0) }
     }
 }
