@@ -6,11 +6,14 @@
 #ifndef COURIER_CCURL_SHIM_H
 #define COURIER_CCURL_SHIM_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE  // pthread_setname_np
-#endif
 #include <curl/curl.h>
 #include <pthread.h>
+
+#if defined(__linux__)
+// glibc declares it only under _GNU_SOURCE, which must not be defined here:
+// it would change system types that other modules see without it.
+extern int pthread_setname_np(pthread_t thread, const char *name);
+#endif
 
 static inline CURLcode courier_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
