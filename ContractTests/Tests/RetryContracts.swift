@@ -112,13 +112,18 @@ struct RetryContracts {
     func theDeadlineSpansAttempts(kind: ContractTransport) async throws {
         try await contract("retries: deadline across attempts", kind) {
             try await ContractServer.with("retries.json") { server in
+                // Time is the test clock's: attempt 1 at 0 s, Retry-After: 2 moves it
+                // to 2 s for attempt 2, and a second wait would end past the 3 s deadline.
+                let clock = TestClock()
                 var policy = RetryPolicy(maxAttempts: 10, jitter: .none)
                 policy.deadline = .seconds(3)
                 let error = await expectCourierError("down") {
-                    try await makeClient(kind, retryPolicy: policy).send(
+                    try await makeClient(kind, retryPolicy: policy, clock: clock).send(
                         Endpoint<User>(.get("down"), on: server.node()))
                 }
                 check(error?.code == .deadlineExceeded, "\(String(describing: error))")
+                check(error?.attempt == 2, "\(String(describing: error))")
+                check(clock.sleeps == [.seconds(2)], "waits \(clock.sleeps)")
                 try await server.exchanges().expectCount("down", .exactly(2))
             }
         }

@@ -10,8 +10,9 @@ start_mock_server() {
     mock_err=$(mktemp)
     "$binary" --port 0 --contracts ContractTests/Contracts --log-level warning >"$mock_out" 2>"$mock_err" &
     mock_pid=$!
-    # Wait (at most 30 s, a safety net) for the one machine-readable line.
-    for _ in $(seq 300); do
+    # Wait (at most two minutes, a safety net for a loaded machine) for the one
+    # machine-readable line.
+    for _ in $(seq 1200); do
         [[ -s $mock_out ]] && break
         kill -0 "$mock_pid" 2>/dev/null || { echo "courier-mock exited early:" >&2; cat "$mock_err" >&2; return 1; }
         sleep 0.1

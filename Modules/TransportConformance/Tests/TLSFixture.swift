@@ -79,7 +79,8 @@ struct TLSFixture: Sendable {
             process.terminate()
             output.fileHandleForReading.readabilityHandler = nil
         }
-        // s_server prints "ACCEPT [::]:PORT" once it listens; give up after 10 s.
+        // s_server prints "ACCEPT [::]:PORT" once it listens; give up after two minutes
+        // (a safety net for a loaded machine, never reached when s_server starts).
         let port = try await withThrowingTaskGroup(of: Int?.self) { group in
             group.addTask {
                 var seen = ""
@@ -94,7 +95,7 @@ struct TLSFixture: Sendable {
                 return nil
             }
             group.addTask {
-                try await Task.sleep(for: .seconds(10))
+                try await Task.sleep(for: .seconds(120))
                 return nil
             }
             let first = try await group.next() ?? nil

@@ -76,7 +76,7 @@ struct TLSTests {
                 OutgoingRequest(
                     head: HTTPRequest(
                         method: .get, scheme: "https", authority: "127.0.0.1:\(port)", path: "/")),
-                options: .init(timeout: .seconds(10))
+                options: .init(timeout: .seconds(60))
             ).statusCode
         }
     }

@@ -76,7 +76,7 @@ struct TransportTests {
                         request(
                             server, "/anything", method: method, headers: headers,
                             body: body.map(RequestBody.init(bytes:))),
-                        options: .init(timeout: .seconds(5)))
+                        options: .init(timeout: .seconds(60)))
                     #expect(response.statusCode == 200)
                 }
                 let entries = server.journal.entries

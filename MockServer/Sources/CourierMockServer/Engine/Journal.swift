@@ -140,7 +140,7 @@ public final class Journal: Sendable {
     /// assertion: the call returns as soon as the entries exist.
     /// - Throws: ``JournalTimeout`` when the deadline passes first.
     public func waitFor(
-        _ count: Int, deadline: Duration = .seconds(10),
+        _ count: Int, deadline: Duration = .seconds(60),
         where predicate: @escaping @Sendable (JournalEntry) -> Bool = { _ in true }
     ) async throws -> [JournalEntry] {
         let id = state.withLock { state in
@@ -165,7 +165,7 @@ public final class Journal: Sendable {
     }
 
     /// Waits for entries answered by a stub.
-    public func waitFor(_ count: Int, stub id: String, deadline: Duration = .seconds(10)) async throws
+    public func waitFor(_ count: Int, stub id: String, deadline: Duration = .seconds(60)) async throws
         -> [JournalEntry]
     {
         try await waitFor(count, deadline: deadline) { $0.stubID == id }
