@@ -34,6 +34,16 @@ let package = Package(
                 .product(name: "CourierCodable", package: "Courier"),
             ]
         ),
+        // The call pipeline's own cost, over a stub transport (no sockets).
+        .executableTarget(
+            name: "courier-pipeline-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "CourierCore", package: "Courier"),
+                .product(name: "CourierCodable", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
+            ]
+        ),
         // The typed call: GET an envelope and decode the model, every stack.
         .executableTarget(
             name: "courier-typed-bench",
