@@ -7,11 +7,19 @@ import Foundation
 
 /// How a request body reaches URLSession without loading big bodies into memory.
 ///
-/// URLSession uploads either `Data` or one file. A body of several parts
-/// (multipart with files) or a large one is written to a temporary file
-/// first, chunk by chunk, and uploaded from there; the file is deleted when
-/// the exchange ends. (One-shot streams arrive gathered: see
-/// `RedirectPolicy.exchange`.)
+/// URLSession uploads either `Data` or one file. A body already in memory
+/// goes as `Data`. A body of several parts with files (multipart) is written
+/// to a temporary file first, chunk by chunk, and uploaded from there; the
+/// file is deleted when the exchange ends. (One-shot streams arrive gathered:
+/// see `RedirectPolicy.exchange`.)
+///
+/// In-memory bodies are never spooled, whatever their size: on Linux,
+/// FoundationNetworking's file upload reads the file asynchronously and,
+/// when a read completes after the transfer ended (the server answered
+/// early, closed the connection, or the task was cancelled or timed out
+/// mid-upload), un-pauses the finished libcurl handle with a `try!` that
+/// crashes the process (libcurl refuses to un-pause a handle without a
+/// connection). Uploads from `Data` have no such read.
 enum BodySpool {
     /// What to hand to URLSession.
     enum Source {
@@ -19,8 +27,8 @@ enum BodySpool {
         case file(URL, temporary: Bool)
     }
 
-    /// Bytes a body may have to be sent from memory.
-    static let inMemoryLimit = 1 << 20
+    /// The largest in-memory body sent as `Data`; larger ones are spooled.
+    static let inMemoryLimit = TransportOptions.defaultMaxBodySize
 
     static func prepare(_ body: RequestBody) async throws -> Source {
         if let parts = body.parts {
