@@ -3,7 +3,8 @@
 // validation, the envelope and the result, per call. CPU µs per call (the
 // whole process, from getrusage) and wall µs per call; medians over rounds.
 //
-// Usage: courier-pipeline-bench [rounds=7] [--raw] [--calls N]
+// Usage: courier-pipeline-bench [rounds=7] [--raw] [--calls N] [--only TEXT]
+//   --only runs the workloads whose name contains TEXT (for profiling)
 //   --raw prints one tab-separated line per workload and round
 //   (workload, cpu µs/call, wall µs/call) for scripts/bench-pipeline, which
 //   runs two builds (before and after a change) with rounds interleaved.
@@ -107,21 +108,25 @@ func measure(_ workload: Workload, calls: Int) async throws -> (cpu: Double, wal
 var rounds = 7
 var rawOutput = false
 var calls = 50_000
+var only: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--raw": rawOutput = true
     case "--calls": calls = arguments.next().flatMap(Int.init) ?? calls
+    case "--only": only = arguments.next()
     default: rounds = Int(argument) ?? rounds
     }
 }
 
+let workloads = Workload.allCases.filter { only == nil || $0.rawValue.contains(only ?? "") }
+
 // Warm up: every code path once, caches and lazy state filled.
-for workload in Workload.allCases { _ = try await measure(workload, calls: 2_000) }
+for workload in workloads { _ = try await measure(workload, calls: 2_000) }
 
 var results: [Workload: [(cpu: Double, wall: Double)]] = [:]
 for _ in 0..<rounds {
-    for workload in Workload.allCases {
+    for workload in workloads {
         let result = try await measure(workload, calls: calls)
         results[workload, default: []].append(result)
         if rawOutput {
@@ -134,7 +139,7 @@ if !rawOutput {
     print()
     print("| workload | CPU µs/call | wall µs/call |")
     print("|---|---|---|")
-    for workload in Workload.allCases {
+    for workload in workloads {
         let values = results[workload] ?? []
         let cpu = median(values.map(\.cpu))
         let wall = median(values.map(\.wall))

@@ -5,7 +5,7 @@ import HTTPTypes
 import Testing
 
 /// Every path calls the caller back exactly once, and `process` runs exactly
-/// once per call, whatever happened.
+/// once per pass (one pass here: no response handler replays), whatever happened.
 struct ExactlyOnceTests {
     struct Path: Sendable, CustomTestStringConvertible {
         let name: String

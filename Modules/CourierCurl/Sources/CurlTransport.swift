@@ -92,6 +92,7 @@ public final class CurlTransport: Transport {
     /// Sends the request through libcurl; see ``Transport`` for the contract.
     public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         try Task.checkCancellation()
+        if options.cancellation?.isCancelled == true { throw CancellationError() }
         return try await configuration.redirects.exchange(request, bodyLimit: options.maxBodySize) {
             request in
             try await perform(request, options: options)
@@ -108,7 +109,7 @@ public final class CurlTransport: Transport {
         let engine = self.engine
         let id = transfer.id
         let box = UncheckedTransfer(transfer: transfer)
-        return try await withTaskCancellationHandler {
+        return try await options.withCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<RawResponse, any Error>) in
                 box.transfer.continuation = continuation

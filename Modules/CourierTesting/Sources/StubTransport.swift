@@ -17,7 +17,8 @@ import Synchronization
 ///
 /// With a `latency`, the answer comes after that much time on the given clock
 /// (a ``TestClock`` in tests); a shorter request timeout fails with
-/// ``TransportError/Code/timedOut``; cancelling the task stops the wait.
+/// ``TransportError/Code/timedOut``; cancelling the task, or the call
+/// (``TransportOptions/cancellation``), stops the wait.
 public struct StubTransport: Transport {
     /// What the responder is given: the head and the collected body.
     public struct Request: Sendable {
@@ -83,13 +84,14 @@ public struct StubTransport: Transport {
         }
         if latency > .zero {
             if let timeout = options.timeout, timeout < latency {
-                try await clock.sleep(for: timeout)
+                try await options.sleep(for: timeout, on: clock)
                 throw TransportError(
                     .timedOut, "the stub's latency \(latency) exceeds the timeout \(timeout)")
             }
-            try await clock.sleep(for: latency)
+            try await options.sleep(for: latency, on: clock)
         }
         try Task.checkCancellation()
+        if options.cancellation?.isCancelled == true { throw CancellationError() }
         let outcome = try await responder(Request(head: request.head, body: body))
         switch outcome.kind {
         case .failure(let error):

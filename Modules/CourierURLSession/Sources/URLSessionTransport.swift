@@ -57,6 +57,7 @@ public final class URLSessionTransport: Transport {
     /// Sends the request; see ``Transport`` for the contract.
     public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         try Task.checkCancellation()
+        if options.cancellation?.isCancelled == true { throw CancellationError() }
         return try await redirects.exchange(request, bodyLimit: options.maxBodySize) { request in
             try await perform(request, options: options)
         }
@@ -95,7 +96,8 @@ public final class URLSessionTransport: Transport {
             }
         }
         defer { deadline?.cancel() }
-        return try await withTaskCancellationHandler {
+        let sessionDelegate = delegate
+        return try await options.withCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<RawResponse, any Error>) in
                 state.start(continuation)
@@ -104,7 +106,7 @@ public final class URLSessionTransport: Transport {
             }
         } onCancel: {
             state.abort(TransportError(.cancelled, "the request was cancelled"))
-            delegate.cancelInBackground(task)
+            sessionDelegate.cancelInBackground(task)
         }
     }
 

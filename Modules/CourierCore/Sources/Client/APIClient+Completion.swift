@@ -8,20 +8,23 @@ extension APIClient {
     /// - Parameters:
     ///   - endpoint: The API to call.
     ///   - queue: Where `completion` runs; `nil` runs it on the task that made the call.
+    ///   - plugins: Plugins for this call only, after the client's and the endpoint's.
     ///   - progress: Upload and download progress, from any thread.
-    ///   - completion: Called once, also after cancellation (with ``CourierError/Code/cancelled``).
+    ///   - completion: Called once, also after cancellation (with ``CourierError/Code/cancelled``),
+    ///     whether by the returned handle or by ``cancelAll()``.
     /// - Returns: A handle that cancels the call.
     @discardableResult
     public func send<Response>(
         _ endpoint: Endpoint<Response>,
         queue: DispatchQueue? = nil,
+        plugins: [any Plugin] = [],
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Response, CourierError>) -> Void
     ) -> CancellableCall {
         let task = Task {
             let result: Result<Response, CourierError>
             do throws(CourierError) {
-                result = .success(try await self.send(endpoint, progress: progress))
+                result = .success(try await self.send(endpoint, plugins: plugins, progress: progress))
             } catch {
                 result = .failure(error)
             }

@@ -4,17 +4,23 @@ import Synchronization
 ///
 /// A client is not generic over one endpoint type: any ``Endpoint`` goes
 /// through the same pipeline, which is, in order:
-/// 1. endpoint mapping (``Configuration/endpointMapping``);
-/// 2. parameter interceptors (client's, then the endpoint's), then encoding;
-/// 3. per-call interceptors (client's, then the endpoint's) around
-/// 4. the attempt loop: per-attempt interceptors → plugins `prepare`,
-///    `willSend` → transport → plugins `didReceive` → status validation →
-///    envelope validation → retry decision (back to 4 after the delay);
-/// 5. plugins `process`, once;
-/// 6. decoding into the model;
-/// 7. response handlers (may replace the result or run the call again from 1).
+/// 1. endpoint mapping (``Configuration/endpointMapping``), then every
+///    setting the endpoint leaves open taken from the client, once;
+/// 2. parameter interceptors (client's, then the endpoint's);
+/// 3. encoding into an `HTTPRequest` and a body;
+/// 4. per-call interceptors (client's, then the endpoint's) around
+/// 5. the attempt loop: per-attempt interceptors → plugins `prepare`,
+///    `willSend` → transport → plugins `didReceive` → validation (status,
+///    content type, envelope) → retry decision (back to 5 after the delay);
+/// 6. validation of whatever the per-call chain returned — a response an
+///    interceptor made up or changed is checked like one from the network;
+/// 7. plugins `process`, once per pass;
+/// 8. decoding into the model, only from a validated response;
+/// 9. response handlers (may replace the result or run the call again from 1).
 ///
 /// Every call ends exactly once: with the model, or with one ``CourierError``.
+/// Attempts and the retry deadline belong to the call: every `next` a
+/// per-call interceptor makes and every replay continue the same count.
 ///
 /// ```swift
 /// let client = APIClient(transport: CurlTransport.shared, decoder: .codable,
@@ -25,15 +31,20 @@ public final class APIClient: Sendable {
     /// The transport, decoder, interceptors, plugins and defaults.
     public let configuration: Configuration
     private let state: Mutex<State>
+    /// The settings of endpoints that override none of the client's.
+    let defaultSettings: CallSettings
 
     private struct State {
         var environment: ServerEnvironment
         var nextCallID: UInt64 = 1
+        /// The calls running now, for ``cancelAll()``.
+        var running: [UInt64: CallCancellation] = [:]
     }
 
     /// Creates a client from a configuration.
     public init(configuration: Configuration, environment: ServerEnvironment = .production) {
         self.configuration = configuration
+        self.defaultSettings = CallSettings(configuration)
         self.state = Mutex(State(environment: environment))
     }
 
@@ -58,7 +69,7 @@ public final class APIClient: Sendable {
     }
 
     /// Which base URL every node uses; switch it at any time, calls that have
-    /// already built their request keep theirs.
+    /// already started keep theirs.
     public var environment: ServerEnvironment {
         get { state.withLock { $0.environment } }
         set { state.withLock { $0.environment = newValue } }
@@ -67,27 +78,60 @@ public final class APIClient: Sendable {
     /// Sends the endpoint and returns its model.
     /// - Parameters:
     ///   - endpoint: The API to call.
+    ///   - plugins: Plugins for this call only; their hooks run after the
+    ///     client's and the endpoint's (CSAPIService's `send(_, plugins:)`).
     ///   - progress: Upload and download progress, from any thread.
     /// - Returns: The decoded model.
-    /// - Throws: ``CourierError``; ``CourierError/Code/cancelled`` when the task is cancelled.
+    /// - Throws: ``CourierError``; ``CourierError/Code/cancelled`` when the task
+    ///   is cancelled or ``cancelAll()`` ends the call.
     public func send<Response>(
-        _ endpoint: Endpoint<Response>, progress: (@Sendable (TransferProgress) -> Void)? = nil
+        _ endpoint: Endpoint<Response>, plugins: [any Plugin] = [],
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(CourierError) -> Response {
-        try await response(endpoint, progress: progress).model
+        try await response(endpoint, plugins: plugins, progress: progress).model
     }
 
     /// Sends the endpoint and returns its model with the raw response, the
     /// metrics and the attempt count.
+    /// - Parameters:
+    ///   - endpoint: The API to call.
+    ///   - plugins: Plugins for this call only, after the client's and the endpoint's.
+    ///   - progress: Upload and download progress, from any thread.
     /// - Throws: ``CourierError``.
     public func response<Response>(
-        _ endpoint: Endpoint<Response>, progress: (@Sendable (TransferProgress) -> Void)? = nil
+        _ endpoint: Endpoint<Response>, plugins: [any Plugin] = [],
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(CourierError) -> Reply<Response> {
-        let callID = state.withLock { state in
-            defer { state.nextCallID &+= 1 }
-            return state.nextCallID
+        let cancellation = CallCancellation()
+        let (id, environment) = state.withLock { state in
+            let id = state.nextCallID
+            state.nextCallID &+= 1
+            state.running[id] = cancellation
+            return (id, state.environment)
         }
-        return try await CallRunner(client: self, callID: callID, progress: progress).run(endpoint).get()
+        defer { _ = state.withLock { $0.running.removeValue(forKey: id) } }
+        let inputs = CallInputs(
+            id: id, client: self, environment: environment, plugins: plugins, progress: progress)
+        let call = CallState(
+            id: id, plan: PassPlan(spec: endpoint.spec, call: inputs), cancellation: cancellation)
+        return try await CallPipeline().run(endpoint, call).get()
     }
+
+    /// Ends every call this client is running with ``CourierError/Code/cancelled``,
+    /// exactly once each, as if each caller's task had been cancelled: the
+    /// transfer in progress stops (through ``TransportOptions/cancellation``;
+    /// CourierCurl, CourierURLSession and the test doubles honour it), a
+    /// retry or replay wait ends, no further attempt is made, and completion
+    /// handlers run once. An interceptor or handler of yours that is running
+    /// finishes its step first. Calls started afterwards are not affected; the
+    /// callers' own tasks are not cancelled.
+    public func cancelAll() {
+        let running = state.withLock { Array($0.running.values) }
+        for call in running { call.cancel() }
+    }
+
+    /// How many calls this client is running now.
+    public var runningCalls: Int { state.withLock { $0.running.count } }
 }
 
 /// A model with the response it came from.
@@ -97,6 +141,8 @@ public struct Reply<Model: Sendable>: Sendable {
     /// Status, headers, body and metrics of the response the model came from;
     /// `nil` only when a response handler made up a model without one.
     public var response: RawResponse?
-    /// How many attempts the last run of the call took.
+    /// How many requests the call sent: every attempt, across retries, every
+    /// `next` a per-call interceptor made and every replay; 0 when an
+    /// interceptor answered without sending.
     public var attempts: Int
 }

@@ -7,51 +7,49 @@ import HTTPTypes
 #endif
 
 /// Turns a resolved spec into a request head and body: the encoding step.
-struct RequestBuilder {
-    let spec: EndpointSpec
-    let environment: ServerEnvironment
-    let encoding: ParameterEncoding
-
-    func build() throws(CourierError) -> OutgoingRequest {
-        let base = try spec.node.baseURL(for: environment)
-        guard let components = URLComponents(string: base),
-            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = components.host, !host.isEmpty
-        else {
-            throw CourierError(
-                .invalidRequest, stage: .build,
-                message:
-                    "node \(spec.node.name) has an invalid base URL \"\(base)\" (need http:// or https:// and a host)"
-            )
-        }
+enum RequestBuilder {
+    static func build(_ spec: EndpointSpec, environment: ServerEnvironment, _ encoding: ParameterEncoding)
+        throws(CourierError) -> OutgoingRequest
+    {
+        let base = try spec.node.parsedBaseURL(for: environment)
         let route = spec.route.path.escaped
-        try Self.checkPath(route)
-        var path = components.percentEncodedPath
-        if path.hasSuffix("/") { path.removeLast() }
-        let relative = route.hasPrefix("/") ? String(route.dropFirst()) : route
-        path += relative.isEmpty ? (path.isEmpty ? "/" : "") : "/" + relative
-
-        var queryParts: [String] = []
-        if let baseQuery = components.percentEncodedQuery, !baseQuery.isEmpty { queryParts.append(baseQuery) }
+        try checkPath(route)
+        var path = base.path
+        let relative = route.hasPrefix("/") ? route.dropFirst() : Substring(route)
+        if !relative.isEmpty {
+            path += "/"
+            path += relative
+        } else if path.isEmpty {
+            path = "/"
+        }
         let query = try encoding.encode(spec.query)
-        if !query.isEmpty { queryParts.append(query) }
-        if !queryParts.isEmpty { path += "?" + queryParts.joined(separator: "&") }
-
-        var authority = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        if let port = components.port { authority += ":\(port)" }
+        if let baseQuery = base.query {
+            path += "?"
+            path += baseQuery
+            if !query.isEmpty {
+                path += "&"
+                path += query
+            }
+        } else if !query.isEmpty {
+            path += "?"
+            path += query
+        }
 
         var headers = spec.node.headers
-        headers.setAll(spec.headers)
-        let (body, contentType) = try makeBody()
+        if !spec.headers.isEmpty { headers.setAll(spec.headers) }
+        let (body, contentType) = try makeBody(spec.content, encoding)
         if let contentType, headers[.contentType] == nil { headers[.contentType] = contentType }
         let head = HTTPRequest(
-            method: spec.route.method, scheme: scheme, authority: authority, path: path, headerFields: headers
+            method: spec.route.method, scheme: base.scheme, authority: base.authority, path: path,
+            headerFields: headers
         )
         return OutgoingRequest(head: head, body: body)
     }
 
-    private func makeBody() throws(CourierError) -> (RequestBody?, String?) {
-        switch spec.content.kind {
+    private static func makeBody(_ content: Content, _ encoding: ParameterEncoding) throws(CourierError) -> (
+        RequestBody?, String?
+    ) {
+        switch content.kind {
         case .none:
             return (nil, nil)
         case .form(let parameters):
@@ -60,7 +58,7 @@ struct RequestBuilder {
         case .jsonParameters(let parameters):
             return (RequestBody(bytes: try parameters.jsonBytes()), "application/json")
         case .json(let encode):
-            return (try Self.json(encode), "application/json")
+            return (try json(encode), "application/json")
         case .raw(let bytes, let contentType):
             return (RequestBody(bytes: bytes), contentType)
         case .file(let url, let contentType):

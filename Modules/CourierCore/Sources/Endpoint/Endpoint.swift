@@ -138,15 +138,28 @@ extension Endpoint {
         return copy
     }
 
-    /// A copy with a response handler appended.
+    /// A copy with a response handler appended; see ``ResponseHandler`` for
+    /// the order handlers run in and what a replay counts as.
+    /// - Parameters:
+    ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - handler: Decides what happens to the result.
     public func onResponse(
+        name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
         _ handler:
-            @escaping @Sendable (Result<Response, CourierError>, ResponseContext) async -> ResponseAction<
+            @escaping @Sendable (Result<Response, CourierError>, ResponseContext) async throws ->
+            ResponseAction<
                 Response
             >
     ) -> Endpoint {
         var copy = self
-        copy.responseHandlers.append(ResponseHandler(handler))
+        copy.responseHandlers.append(ResponseHandler(name: name, fileID: fileID, line: line, handler))
+        return copy
+    }
+
+    /// A copy with plugins added after the endpoint's own (which run after the client's).
+    public func adding(plugins: [any Plugin]) -> Endpoint {
+        var copy = self
+        copy.spec.plugins += plugins
         return copy
     }
 }

@@ -4,56 +4,136 @@ import HTTPTypes
 /// how the pipeline treats it. ``Endpoint`` exposes these fields directly.
 ///
 /// Fields left `nil` take the client's defaults.
+///
+/// The fields live in one shared, copy-on-write box: an endpoint value is
+/// copied on every call (and by every copy-with helper), and a copy costs one
+/// reference count instead of one per field.
 public struct EndpointSpec: Sendable {
+    /// The stored fields, in a box shared between copies until one changes.
+    private var box: SharedFields<Fields>
     /// The server.
-    public var node: Node
+    public var node: Node {
+        get { box.fields.node }
+        set { SharedFields.unique(&box).fields.node = newValue }
+    }
     /// Method and path.
-    public var route: Route
+    public var route: Route {
+        get { box.fields.route }
+        set { SharedFields.unique(&box).fields.route = newValue }
+    }
     /// Query parameters (beside any body).
-    public var query: Parameters
+    public var query: Parameters {
+        get { box.fields.query }
+        set { SharedFields.unique(&box).fields.query = newValue }
+    }
     /// The body.
-    public var content: Content
+    public var content: Content {
+        get { box.fields.content }
+        set { SharedFields.unique(&box).fields.content = newValue }
+    }
     /// Header fields; they replace the node's fields of the same name.
-    public var headers: HTTPFields
+    public var headers: HTTPFields {
+        get { box.fields.headers }
+        set { SharedFields.unique(&box).fields.headers = newValue }
+    }
     /// The longest one attempt may take.
-    public var timeout: Duration?
+    public var timeout: Duration? {
+        get { box.fields.timeout }
+        set { SharedFields.unique(&box).fields.timeout = newValue }
+    }
     /// Acceptable statuses and content types.
-    public var validation: Validation?
+    public var validation: Validation? {
+        get { box.fields.validation }
+        set { SharedFields.unique(&box).fields.validation = newValue }
+    }
     /// Whether and how the response envelope is checked.
-    public var envelope: EnvelopeChoice
+    public var envelope: EnvelopeChoice {
+        get { box.fields.envelope }
+        set { SharedFields.unique(&box).fields.envelope = newValue }
+    }
     /// When to retry.
-    public var retryPolicy: RetryPolicy?
+    public var retryPolicy: RetryPolicy? {
+        get { box.fields.retryPolicy }
+        set { SharedFields.unique(&box).fields.retryPolicy = newValue }
+    }
     /// How query and form parameters are encoded.
-    public var parameterEncoding: ParameterEncoding?
+    public var parameterEncoding: ParameterEncoding? {
+        get { box.fields.parameterEncoding }
+        set { SharedFields.unique(&box).fields.parameterEncoding = newValue }
+    }
     /// Per-call interceptors, after the client's.
-    public var callInterceptors: [any Interceptor]
+    public var callInterceptors: [any Interceptor] {
+        get { box.fields.callInterceptors }
+        set { SharedFields.unique(&box).fields.callInterceptors = newValue }
+    }
     /// Per-attempt interceptors, after the client's.
-    public var attemptInterceptors: [any Interceptor]
+    public var attemptInterceptors: [any Interceptor] {
+        get { box.fields.attemptInterceptors }
+        set { SharedFields.unique(&box).fields.attemptInterceptors = newValue }
+    }
     /// Parameter interceptors, after the client's.
-    public var parameterInterceptors: [ParameterInterceptor]
+    public var parameterInterceptors: [ParameterInterceptor] {
+        get { box.fields.parameterInterceptors }
+        set { SharedFields.unique(&box).fields.parameterInterceptors = newValue }
+    }
+    /// Plugins for this endpoint's calls: their hooks run after the client's
+    /// plugins and before those passed to a single call.
+    public var plugins: [any Plugin] {
+        get { box.fields.plugins }
+        set { SharedFields.unique(&box).fields.plugins = newValue }
+    }
     /// Decodes this endpoint's responses instead of the client's decoder.
-    public var decoder: (any ResponseDecoder)?
+    public var decoder: (any ResponseDecoder)? {
+        get { box.fields.decoder }
+        set { SharedFields.unique(&box).fields.decoder = newValue }
+    }
     /// Rewrites the body before decoding (ACINetworking's Transformer).
-    public var transformer: (any ResponseTransformer)?
+    public var transformer: (any ResponseTransformer)? {
+        get { box.fields.transformer }
+        set { SharedFields.unique(&box).fields.transformer = newValue }
+    }
     /// Write the response body to a file instead of memory.
-    public var destination: DownloadDestination?
+    public var destination: DownloadDestination? {
+        get { box.fields.destination }
+        set { SharedFields.unique(&box).fields.destination = newValue }
+    }
     /// The largest in-memory response body accepted.
-    public var maxBodySize: Int?
+    public var maxBodySize: Int? {
+        get { box.fields.maxBodySize }
+        set { SharedFields.unique(&box).fields.maxBodySize = newValue }
+    }
+
+    /// The fields themselves.
+    private struct Fields: Sendable {
+        var node: Node
+        var route: Route
+        var query: Parameters
+        var content: Content
+        var headers: HTTPFields
+        var timeout: Duration? = nil
+        var validation: Validation? = nil
+        var envelope: EnvelopeChoice
+        var retryPolicy: RetryPolicy? = nil
+        var parameterEncoding: ParameterEncoding? = nil
+        var callInterceptors: [any Interceptor]
+        var attemptInterceptors: [any Interceptor]
+        var parameterInterceptors: [ParameterInterceptor]
+        var plugins: [any Plugin]
+        var decoder: (any ResponseDecoder)? = nil
+        var transformer: (any ResponseTransformer)? = nil
+        var destination: DownloadDestination? = nil
+        var maxBodySize: Int? = nil
+    }
 
     /// Creates a spec with defaults for everything but the essentials.
     public init(
         route: Route, node: Node, query: Parameters = .empty, content: Content = .none,
         headers: HTTPFields = [:]
     ) {
-        self.node = node
-        self.route = route
-        self.query = query
-        self.content = content
-        self.headers = headers
-        self.envelope = .node
-        self.callInterceptors = []
-        self.attemptInterceptors = []
-        self.parameterInterceptors = []
+        box = SharedFields(
+            Fields(
+                node: node, route: route, query: query, content: content, headers: headers, envelope: .node,
+                callInterceptors: [], attemptInterceptors: [], parameterInterceptors: [], plugins: []))
     }
 
     /// The envelope format in force: the endpoint's choice, or its node's.

@@ -13,15 +13,42 @@ import HTTPTypes
 ///                           envelope: .standard)
 /// }
 /// ```
+///
+/// Base URLs are taken apart once, when the node is made or its ``urls``
+/// change, not on every call. The fields live in one shared, copy-on-write
+/// box, so copying a node (every call's context holds one) costs one
+/// reference count.
 public struct Node: Sendable, Hashable {
+    /// The stored fields, in a box shared between copies until one changes.
+    private var box: SharedFields<Fields>
+
     /// A name for logs and metrics.
-    public var name: String
+    public var name: String {
+        get { box.fields.name }
+        set { SharedFields.unique(&box).fields.name = newValue }
+    }
     /// The base URL for each environment.
-    public var urls: [ServerEnvironment: String]
+    public var urls: [ServerEnvironment: String] {
+        get { box.fields.urls }
+        set {
+            let writable = SharedFields.unique(&box)
+            writable.fields.urls = newValue
+            writable.fields.parsedURLs = Self.parse(newValue)
+            writable.fields.everyEnvironment = Self.everyEnvironment(writable.fields.parsedURLs, newValue)
+        }
+    }
+    /// ``urls`` taken apart, for the ones that are valid base URLs.
+    var parsedURLs: [ServerEnvironment: BaseURL] { box.fields.parsedURLs }
     /// Headers sent with every request to this node (an endpoint's own win).
-    public var headers: HTTPFields
+    public var headers: HTTPFields {
+        get { box.fields.headers }
+        set { SharedFields.unique(&box).fields.headers = newValue }
+    }
     /// The envelope the node's responses are wrapped in, if any.
-    public var envelope: EnvelopeFormat?
+    public var envelope: EnvelopeFormat? {
+        get { box.fields.envelope }
+        set { SharedFields.unique(&box).fields.envelope = newValue }
+    }
 
     /// Creates a node with a base URL per environment.
     public init(
@@ -30,10 +57,33 @@ public struct Node: Sendable, Hashable {
         headers: HTTPFields = [:],
         envelope: EnvelopeFormat? = nil
     ) {
-        self.name = name
-        self.urls = urls
-        self.headers = headers
-        self.envelope = envelope
+        let parsed = Self.parse(urls)
+        box = SharedFields(
+            Fields(
+                name: name, urls: urls, parsedURLs: parsed,
+                everyEnvironment: Self.everyEnvironment(parsed, urls),
+                headers: headers, envelope: envelope))
+    }
+
+    /// Equal when name, URLs, headers and envelope are.
+    public static func == (lhs: Node, rhs: Node) -> Bool {
+        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+    }
+
+    /// Hashes name, URLs, headers and envelope.
+    public func hash(into hasher: inout Hasher) { hasher.combine(box.fields) }
+
+    /// The fields themselves.
+    private struct Fields: Sendable, Hashable {
+        var name: String
+        var urls: [ServerEnvironment: String]
+        /// Derived from `urls`; kept in step by the `urls` setter.
+        var parsedURLs: [ServerEnvironment: BaseURL]
+        /// The one base URL of a node that has only a production URL: it
+        /// serves every environment, without a lookup. Derived from `urls` too.
+        var everyEnvironment: BaseURL?
+        var headers: HTTPFields
+        var envelope: EnvelopeFormat?
     }
 
     /// Creates a node with one base URL for every environment.
@@ -44,13 +94,44 @@ public struct Node: Sendable, Hashable {
     /// The base URL for an environment, falling back to production when the
     /// node has a single URL.
     public func baseURL(for environment: ServerEnvironment) throws(CourierError) -> String {
-        if let url = urls[environment] { return url }
-        if urls.count == 1, let only = urls[.production] { return only }
+        try urls[resolvedEnvironment(environment)] ?? ""
+    }
+
+    /// The parsed base URL for an environment, for the request builder.
+    /// - Throws: ``CourierError/Code/invalidRequest`` when the node has no URL
+    ///   for the environment, or it is not an http(s) URL with a host.
+    func parsedBaseURL(for environment: ServerEnvironment) throws(CourierError) -> BaseURL {
+        if let parsed = box.fields.everyEnvironment ?? parsedURLs[environment] { return parsed }
+        let key = try resolvedEnvironment(environment)
+        guard let parsed = parsedURLs[key] else {
+            throw CourierError(
+                .invalidRequest, stage: .build,
+                message: "node \(name) has an invalid base URL \"\(urls[key] ?? "")\" "
+                    + "(need http:// or https:// and a host)")
+        }
+        return parsed
+    }
+
+    private func resolvedEnvironment(_ environment: ServerEnvironment) throws(CourierError)
+        -> ServerEnvironment
+    {
+        if urls[environment] != nil { return environment }
+        if urls.count == 1, urls[.production] != nil { return .production }
         let known = urls.keys.map(\.rawValue).sorted().joined(separator: ", ")
         throw CourierError(
             .invalidRequest, stage: .build,
             message: "node \(name) has no base URL for environment \(environment.rawValue) (it has: \(known))"
         )
+    }
+
+    private static func parse(_ urls: [ServerEnvironment: String]) -> [ServerEnvironment: BaseURL] {
+        urls.compactMapValues(BaseURL.init)
+    }
+
+    private static func everyEnvironment(
+        _ parsed: [ServerEnvironment: BaseURL], _ urls: [ServerEnvironment: String]
+    ) -> BaseURL? {
+        urls.count == 1 ? parsed[.production] : nil
     }
 }
 

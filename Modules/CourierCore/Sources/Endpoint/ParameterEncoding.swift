@@ -66,7 +66,8 @@ public struct ParameterEncoding: Sendable, Hashable {
 
     /// `k1=v1&k2=v2`, percent-encoded.
     public func encode(_ parameters: Parameters) throws(CourierError) -> String {
-        try flatten(parameters)
+        if parameters.isEmpty { return "" }
+        return try flatten(parameters)
             .map { "\(PercentEncoding.escape($0.0))=\(PercentEncoding.escape($0.1))" }
             .joined(separator: "&")
     }

@@ -34,8 +34,6 @@ extension CourierError {
         public static let vetoed = Code("vetoed")
         /// An interceptor, plugin or response handler threw an error of its own.
         public static let interceptor = Code("interceptor")
-        /// A policy chose not to run the call (for example `ignoreCurrent`).
-        public static let ignoredByPolicy = Code("ignoredByPolicy")
         /// Every allowed attempt failed; ``CourierError/underlying`` is the last failure.
         public static let retriesExhausted = Code("retriesExhausted")
         /// The retry deadline across all attempts ran out.

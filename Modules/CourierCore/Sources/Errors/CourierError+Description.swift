@@ -29,7 +29,7 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
 
     /// One readable paragraph: what, where, which request (method and path,
     /// never the query or headers, which may hold secrets), the status, the
-    /// business code, the attempt and the underlying cause.
+    /// business code, the component that threw, the attempt and the underlying cause.
     public var description: String {
         var parts = ["\(code) error at \(stage): \(message)"]
         if let request {
@@ -44,6 +44,7 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
             let msg = businessFailure.message.map { " \"\($0)\"" } ?? ""
             parts.append("business code: \(businessFailure.code)\(msg)")
         }
+        if let thrownBy { parts.append("thrown by: \(thrownBy)") }
         if attempt > 0 { parts.append("attempt: \(attempt)") }
         if let underlying {
             parts.append("cause: \(underlying)")

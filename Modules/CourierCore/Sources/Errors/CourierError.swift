@@ -29,7 +29,10 @@ public struct CourierError: Error, Sendable {
     public var request: HTTPRequest?
     /// The response, when one arrived (status, headers, full body, metrics).
     public var response: RawResponse?
-    /// The 1-based attempt the failure belongs to; 0 when no attempt was made.
+    /// The 1-based attempt the failure belongs to, numbered across the whole
+    /// call (retries, every `next` of a per-call interceptor, replays); for a
+    /// failure after the attempts (an interceptor, decoding, a response
+    /// handler) the call's last attempt; 0 when no attempt was made.
     public var attempt: Int
     /// The business failure (envelope `code` and `msg`) for ``Code/envelope`` errors
     /// caused by a non-success code.
@@ -37,6 +40,12 @@ public struct CourierError: Error, Sendable {
     /// The error that caused this one, if any (a transport error, a
     /// `DecodingError`, the last attempt's error after retries ran out, …).
     public var underlying: (any Error & Sendable)?
+    /// The component of yours that threw, for errors raised by user code in
+    /// the pipeline: an interceptor, parameter interceptor, endpoint mapping
+    /// step, plugin or response handler. Named by its type
+    /// (`MyApp.RefreshInterceptor`), or, for one made from a closure, by the
+    /// name given to it or the file and line where the closure was written.
+    public var thrownBy: String?
 
     /// Creates an error; the pipeline fills in request, response and attempt as it goes.
     public init(
@@ -47,7 +56,8 @@ public struct CourierError: Error, Sendable {
         response: RawResponse? = nil,
         attempt: Int = 0,
         businessFailure: BusinessFailure? = nil,
-        underlying: (any Error & Sendable)? = nil
+        underlying: (any Error & Sendable)? = nil,
+        thrownBy: String? = nil
     ) {
         self.code = code
         self.stage = stage
@@ -57,6 +67,7 @@ public struct CourierError: Error, Sendable {
         self.attempt = attempt
         self.businessFailure = businessFailure
         self.underlying = underlying
+        self.thrownBy = thrownBy
     }
 
     /// The error an interceptor or plugin throws to stop a call before it is sent.

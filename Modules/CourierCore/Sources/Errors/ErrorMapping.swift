@@ -34,32 +34,46 @@ enum ErrorMapping {
             underlying: transport)
     }
 
-    /// Errors thrown by interceptors (or passing through them).
-    static func intercepted(_ error: any Error, request: HTTPRequest, attempt: Int) -> CourierError {
-        if error is CancellationError {
-            return cancelled(stage: .interception, request: request, attempt: attempt)
-        }
-        if error is TransportError { return transport(error, request: request, attempt: attempt) }
-        return wrap(
-            error, code: .interceptor, stage: .interception, what: "an interceptor failed", request: request,
-            attempt: attempt)
-    }
-
-    /// Wraps a foreign error with a code and stage; passes a `CourierError`
-    /// through, filling in missing context.
-    static func wrap(
-        _ error: any Error, code: CourierError.Code, stage: CourierError.Stage, what: String,
-        request: HTTPRequest? = nil, attempt: Int = 0
+    /// An error raised by a component of the user's (an interceptor, a
+    /// plugin, a parameter interceptor, a mapping step, a response handler):
+    /// named after it, or passed through when it came from further in.
+    /// - Parameters:
+    ///   - error: What was thrown.
+    ///   - component: The component that threw it (or let it through).
+    ///   - code: The code for a foreign error (``CourierError/Code/interceptor``
+    ///     around the call, ``CourierError/Code/invalidRequest`` while building).
+    ///   - stage: The stage for a foreign error.
+    ///   - what: What the component is, for the message: `interceptor`, `plugin`.
+    static func raised(
+        _ error: any Error, by component: Any, code: CourierError.Code, stage: CourierError.Stage,
+        what: String, request: HTTPRequest? = nil, attempt: Int = 0
     ) -> CourierError {
         if var courier = error as? CourierError {
+            // A veto or a failure of its own that does not yet say who raised
+            // it came from this component; anything else passed through it.
+            if courier.thrownBy == nil, courier.code == .vetoed || courier.code == .interceptor {
+                courier.thrownBy = componentName(of: component)
+            }
             courier.request = courier.request ?? request
-            if courier.attempt == 0 { courier.attempt = attempt }
             return courier
         }
         if error is CancellationError { return cancelled(stage: stage, request: request, attempt: attempt) }
+        if let request, error is TransportError {
+            return transport(error, request: request, attempt: attempt)
+        }
+        let name = componentName(of: component)
         return CourierError(
-            code, stage: stage, message: "\(what): \(error)", request: request, attempt: attempt,
-            underlying: error)
+            code, stage: stage, message: "\(what) \(name) failed: \(error)", request: request,
+            attempt: attempt,
+            underlying: error, thrownBy: name)
+    }
+
+    /// An error that left a closure-typed chain: always a ``CourierError``
+    /// (the chains map everything else), kept as one.
+    static func courier(_ error: any Error) -> CourierError {
+        if let courier = error as? CourierError { return courier }
+        if error is CancellationError { return cancelled(stage: .interception, request: nil, attempt: 0) }
+        return CourierError(.interceptor, stage: .interception, message: "\(error)", underlying: error)
     }
 
     /// Errors from serializers and decoders.

@@ -2,8 +2,6 @@
 public struct CallContext: Sendable {
     /// A number unique to this call within the process, for correlating logs.
     public let callID: UInt64
-    /// The endpoint's name for logs: its route with placeholders, e.g. `GET users/{}`.
-    public let name: String
     /// The route.
     public let route: Route
     /// The node the call goes to.
@@ -11,18 +9,41 @@ public struct CallContext: Sendable {
     /// The environment the base URL was chosen for.
     public let environment: ServerEnvironment
     /// The attempt, from 1, for per-attempt interceptors and plugins; 0 in the
-    /// per-call tier, which runs around all attempts.
+    /// per-call tier, which runs around all attempts. Numbers go on across
+    /// every `next` a per-call interceptor makes and across replays.
     public internal(set) var attempt: Int
+    /// Which pass through the pipeline this is: 0 for the call's first, then
+    /// 1, 2, … for each time a response handler ran the call again.
+    public internal(set) var replay: Int
+
+    /// The name given at creation, when one was.
+    private let givenName: String?
+
+    /// The endpoint's name for logs: its route with placeholders, e.g. `GET users/{}`.
+    public var name: String { givenName ?? route.description }
 
     /// Creates a context; the client makes these, tests may too.
     public init(
-        callID: UInt64, name: String, route: Route, node: Node, environment: ServerEnvironment, attempt: Int
+        callID: UInt64, name: String, route: Route, node: Node, environment: ServerEnvironment, attempt: Int,
+        replay: Int = 0
     ) {
         self.callID = callID
-        self.name = name
+        self.givenName = name
         self.route = route
         self.node = node
         self.environment = environment
         self.attempt = attempt
+        self.replay = replay
+    }
+
+    /// The pipeline's context: the name is the route's, made only when read.
+    init(callID: UInt64, route: Route, node: Node, environment: ServerEnvironment, replay: Int) {
+        self.callID = callID
+        self.givenName = nil
+        self.route = route
+        self.node = node
+        self.environment = environment
+        self.attempt = 0
+        self.replay = replay
     }
 }

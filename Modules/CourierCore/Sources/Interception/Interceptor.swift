@@ -13,8 +13,16 @@ import HTTPTypes
 ///
 /// Each tier is a `next` chain folded once: requests pass first-to-last,
 /// responses come back last-to-first. An interceptor that does not call
-/// `next` answers the call itself; one that throws stops it (throw
-/// ``CourierError/vetoed(_:)`` to say why).
+/// `next` answers the call itself — its response is validated like one from
+/// the network, and counts as no attempt; one that throws stops it (throw
+/// ``CourierError/vetoed(_:)`` to say why), and the error names it in
+/// ``CourierError/thrownBy``.
+///
+/// A per-call interceptor may call `next` more than once (refresh a token,
+/// then replay). Every `next` runs the attempt loop, and they all share the
+/// call's attempt count and retry deadline: attempt numbers go on, the retry
+/// policy counts every attempt of the call against its limit, and nothing is
+/// sent once the deadline has passed.
 ///
 /// ```swift
 /// struct Signing: Interceptor {
@@ -39,15 +47,25 @@ public protocol Interceptor: Sendable {
 public typealias InterceptorNext = @Sendable (OutgoingRequest) async throws -> RawResponse
 
 /// An interceptor made from a closure.
-public struct ClosureInterceptor: Interceptor {
+///
+/// An error the closure throws names the interceptor in
+/// ``CourierError/thrownBy``: by the name given here, or by the file and line
+/// where the closure was written.
+public struct ClosureInterceptor: Interceptor, NamedComponent {
     let body: @Sendable (OutgoingRequest, CallContext, InterceptorNext) async throws -> RawResponse
+    let componentName: ComponentName
 
     /// Wraps a closure.
+    /// - Parameters:
+    ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - body: Handles the request, usually by calling `next`.
     public init(
+        name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
         _ body:
             @escaping @Sendable (OutgoingRequest, CallContext, InterceptorNext) async throws -> RawResponse
     ) {
         self.body = body
+        self.componentName = ComponentName(name, kind: "ClosureInterceptor", fileID: fileID, line: line)
     }
 
     /// Calls the closure.
@@ -61,25 +79,34 @@ public struct ClosureInterceptor: Interceptor {
 
 extension Interceptor where Self == ClosureInterceptor {
     /// An interceptor made from a closure.
+    /// - Parameters:
+    ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - body: Handles the request, usually by calling `next`.
     public static func intercept(
+        name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
         _ body:
             @escaping @Sendable (OutgoingRequest, CallContext, InterceptorNext) async throws -> RawResponse
     ) -> ClosureInterceptor {
-        ClosureInterceptor(body)
+        ClosureInterceptor(name: name, fileID: fileID, line: line, body)
     }
 
     /// Sets these header fields on every request (replacing fields of the same name).
     public static func headers(_ fields: HTTPFields) -> ClosureInterceptor {
-        ClosureInterceptor { request, _, next in
+        ClosureInterceptor(name: "headers") { request, _, next in
             var request = request
             request.head.headerFields.setAll(fields)
             return try await next(request)
         }
     }
 
-    /// Sets `Authorization: Bearer <token>` with a token fetched for each request.
-    public static func bearer(_ token: @escaping @Sendable () async throws -> String) -> ClosureInterceptor {
-        ClosureInterceptor { request, _, next in
+    /// Sets `Authorization: Bearer <token>` with a token fetched for each
+    /// request; an error the token closure throws stops the call, naming the
+    /// place this interceptor was made.
+    public static func bearer(
+        fileID: StaticString = #fileID, line: UInt = #line,
+        _ token: @escaping @Sendable () async throws -> String
+    ) -> ClosureInterceptor {
+        ClosureInterceptor(name: "bearer token (made at \(fileID):\(line))") { request, _, next in
             var request = request
             request.head.headerFields[.authorization] = "Bearer \(try await token())"
             return try await next(request)

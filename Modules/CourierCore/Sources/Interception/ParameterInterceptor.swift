@@ -7,7 +7,7 @@ public enum ParameterLocation: Sendable, Hashable {
 }
 
 /// Changes parameters before they are encoded: add common parameters, sign
-/// them, drop empty ones. Runs once per call, client's first, then the
+/// them, drop empty ones. Runs once per pass (a replay runs it again), client's first, then the
 /// endpoint's, for the query and again for a form or JSON body.
 ///
 /// ```swift
@@ -15,18 +15,25 @@ public enum ParameterLocation: Sendable, Hashable {
 ///     location == .query ? parameters.merging(["app": "courier", "v": 3]) : parameters
 /// }
 /// ```
-public struct ParameterInterceptor: Sendable {
+public struct ParameterInterceptor: Sendable, NamedComponent {
     let body: @Sendable (Parameters, ParameterLocation, CallContext) async throws -> Parameters
+    let componentName: ComponentName
 
     /// Wraps a closure that returns the parameters to encode.
+    /// - Parameters:
+    ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - body: Returns the parameters to encode.
     public init(
+        name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
         _ body: @escaping @Sendable (Parameters, ParameterLocation, CallContext) async throws -> Parameters
     ) {
         self.body = body
+        self.componentName = ComponentName(name, kind: "ParameterInterceptor", fileID: fileID, line: line)
     }
 
     /// Returns the parameters to encode.
-    /// - Throws: Stops the call with ``CourierError/Code/invalidRequest``.
+    /// - Throws: Stops the call with ``CourierError/Code/invalidRequest``,
+    ///   naming this interceptor in ``CourierError/thrownBy``.
     public func intercept(_ parameters: Parameters, at location: ParameterLocation, context: CallContext)
         async throws -> Parameters
     {

@@ -11,9 +11,20 @@ import HTTPTypes
 /// 3. ``didReceive(_:request:context:)``: per attempt, with what the transport
 ///    returned, before validation. Every `willSend` is matched by exactly one
 ///    `didReceive`, so counters stay balanced across retries and failures;
-/// 4. ``process(_:context:)``: once per call, on every path (success, failure,
-///    veto, cancellation, build failure), after retries and envelope
-///    validation and before decoding; may replace the result.
+/// 4. ``process(_:context:)``: once per pass through the pipeline, on every
+///    path (success, failure, veto, cancellation, build failure), after
+///    retries and validation and before decoding; may replace the result. A
+///    call has one pass unless a response handler runs it again; each replay
+///    is a pass of its own with ``CallContext/replay`` counting up, so
+///    `process` sees every result that a response handler will see. A
+///    replacement response is validated like any other before it is decoded.
+///
+/// Plugins come from three places, and their hooks run in this order: the
+/// client's (``APIClient/Configuration/plugins``), the endpoint's
+/// (``EndpointSpec/plugins``), then those passed to one call
+/// (``APIClient/send(_:plugins:progress:)``).
+///
+/// An error `prepare` throws names the plugin in ``CourierError/thrownBy``.
 public protocol Plugin: Sendable {
     /// Changes the request head before it is sent; throwing vetoes the attempt.
     /// - Throws: Stops the call; use ``CourierError/vetoed(_:)`` to say why.
@@ -23,7 +34,7 @@ public protocol Plugin: Sendable {
     /// Observes the transport's result for the head that was sent.
     func didReceive(_ result: Result<RawResponse, CourierError>, request: HTTPRequest, context: CallContext)
         async
-    /// Changes the call's result before decoding.
+    /// Changes the pass's result before decoding.
     func process(_ result: Result<RawResponse, CourierError>, context: CallContext) async
         -> Result<RawResponse, CourierError>
 }

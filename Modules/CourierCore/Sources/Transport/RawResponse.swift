@@ -4,13 +4,24 @@ import HTTPTypes
 ///
 /// Validation, envelope checks and decoding work on this value; the
 /// ``APIClient/response(_:progress:)`` form returns it beside the model.
+///
+/// A response the pipeline has validated carries a stamp saying which call
+/// validated it, with the envelope head it read; changing ``head`` or
+/// ``body`` removes the stamp, so a response an interceptor alters is
+/// validated again.
 public struct RawResponse: Sendable {
     /// Status and header fields.
-    public var head: HTTPResponse
+    public var head: HTTPResponse {
+        didSet { validation = nil }
+    }
     /// The body, in memory or in a downloaded file.
-    public var body: ResponseBody
+    public var body: ResponseBody {
+        didSet { validation = nil }
+    }
     /// Timings, byte counts and connection reuse, as far as the transport knows.
     public var metrics: TransportMetrics
+    /// Which call validated this response, and what it read from its envelope.
+    var validation: ValidationStamp?
 
     /// Creates a response.
     public init(head: HTTPResponse, body: ResponseBody = .empty, metrics: TransportMetrics = .init()) {

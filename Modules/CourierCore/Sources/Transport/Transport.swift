@@ -9,8 +9,11 @@ import HTTPTypes
 ///   it at most once per call);
 /// - honour ``TransportOptions/timeout`` and throw a ``TransportError`` with
 ///   code ``TransportError/Code/timedOut`` when it fires;
-/// - stop promptly when the calling Swift `Task` is cancelled, and throw
-///   `CancellationError` or a ``TransportError`` with code ``TransportError/Code/cancelled``;
+/// - stop promptly when the calling Swift `Task` is cancelled, or the call is
+///   cancelled from outside (``TransportOptions/cancellation``, for
+///   ``APIClient/cancelAll()``), and throw `CancellationError` or a
+///   ``TransportError`` with code ``TransportError/Code/cancelled``;
+///   ``TransportOptions/withCancellationHandler(_:onCancel:)`` covers both;
 /// - write the body to ``TransportOptions/destination`` when one is given and
 ///   return ``ResponseBody/file(_:)``;
 /// - report progress through ``TransportOptions/progress``;
@@ -66,6 +69,9 @@ public struct TransportOptions: Sendable {
     public var maxDownloadSize: Int64?
     /// Called with upload and download progress, from any thread.
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// The call's cancellation from outside its task; stop the exchange when
+    /// it fires (see ``CallCancellation``). `nil` outside a client's call.
+    public var cancellation: CallCancellation?
 
     /// The default in-memory body limit: 64 MiB.
     public static let defaultMaxBodySize = 64 * 1024 * 1024
@@ -75,13 +81,14 @@ public struct TransportOptions: Sendable {
         timeout: Duration? = nil,
         destination: DownloadDestination? = nil,
         maxBodySize: Int = TransportOptions.defaultMaxBodySize, maxDownloadSize: Int64? = nil,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, cancellation: CallCancellation? = nil
     ) {
         self.timeout = timeout
         self.destination = destination
         self.maxBodySize = maxBodySize
         self.maxDownloadSize = maxDownloadSize
         self.progress = progress
+        self.cancellation = cancellation
     }
 }
 

@@ -1,0 +1,125 @@
+import CourierCodable
+import CourierCore
+import CourierTesting
+import HTTPTypes
+import Synchronization
+import Testing
+
+/// `pipeline.json`: what the call pipeline promises around the network —
+/// attempts and the deadline belong to the call, a replay continues them,
+/// and `cancelAll` ends transfers that are really in flight.
+struct PipelineContracts {
+    /// Stamps each attempt's number on the request, so the journal shows it.
+    static let stampAttempt = ClosureInterceptor(name: "stamp attempt") { request, context, next in
+        var request = request
+        request.head.headerFields[HTTPField.Name("X-Attempt") ?? .via] = "\(context.attempt)"
+        return try await next(request)
+    }
+
+    /// The token the refreshing interceptor sends.
+    final class Token: Sendable {
+        private let value = Mutex("stale")
+        var current: String { value.withLock { $0 } }
+        func refresh() { value.withLock { $0 = "fresh" } }
+    }
+
+    /// Sends the current token; on a 401, refreshes it once and sends again.
+    static func refreshing(_ token: Token) -> ClosureInterceptor {
+        ClosureInterceptor(name: "refresh on 401") { request, _, next in
+            var request = request
+            request.head.headerFields[.authorization] = "Bearer \(token.current)"
+            do {
+                return try await next(request)
+            } catch let error as CourierError where error.response?.statusCode == 401 {
+                token.refresh()
+                request.head.headerFields[.authorization] = "Bearer fresh"
+                return try await next(request)
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func aTokenReplayContinuesTheAttemptCount(kind: ContractTransport) async throws {
+        try await contract("pipeline: a token replay is the call's next attempt", kind) {
+            try await ContractServer.with(
+                "pipeline.json", required: ["pipeline-me-stale", "pipeline-me-fresh"]
+            ) { server in
+                let token = Token()
+                let client = makeClient(
+                    kind, interceptors: [Self.refreshing(token)], attemptInterceptors: [Self.stampAttempt])
+                let reply = try await client.response(Endpoint<User>(.get("me"), on: server.node()))
+                check(reply.model.id == 7, "decoded \(reply.model)")
+                check(reply.attempts == 2, "attempts \(reply.attempts)")
+                let journal = try await server.exchanges()
+                journal.expectOrder(["pipeline-me-stale", "pipeline-me-fresh"])
+                let stamps = journal.all.map { $0.header("X-Attempt") }
+                check(stamps == ["1", "2"], "attempt numbers on the wire: \(stamps)")
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func theAttemptLimitHoldsAcrossAReplay(kind: ContractTransport) async throws {
+        try await contract("pipeline: a replay gets no fresh retry budget", kind) {
+            try await ContractServer.with("pipeline.json", required: ["pipeline-down"]) { server in
+                let replay = ClosureInterceptor(name: "replay once") { request, _, next in
+                    do { return try await next(request) } catch { return try await next(request) }
+                }
+                let client = makeClient(
+                    kind, retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none), interceptors: [replay])
+                let error = await expectCourierError("down") {
+                    try await client.send(Endpoint<User>(.get("down"), on: server.node()))
+                }
+                // Two attempts by the policy, one by the interceptor: three, not four.
+                check(error?.attempt == 3, "\(String(describing: error))")
+                check(error?.response?.statusCode == 503, "\(String(describing: error))")
+                try await server.exchanges().expectCount("pipeline-down", .exactly(3))
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func cancelAllEndsTransfersInFlight(kind: ContractTransport) async throws {
+        try await contract("pipeline: cancelAll ends every call mid-transfer, once", kind) {
+            try await ContractServer.with("pipeline.json", required: ["pipeline-slow", "pipeline-ok"]) {
+                server in
+                try await kind.withFresh { transport in
+                    let client = makeClient(kind, transport: transport)
+                    let (bodies, started) = AsyncStream.makeStream(of: Void.self)
+                    let endpoint = Endpoint<RawResponse>(.get("slow"), on: server.node(envelope: nil))
+                    // Three calls, each stalled after the first bytes of its body.
+                    let calls = (0..<3).map { _ in
+                        Task {
+                            let once = Mutex(false)
+                            return try await client.send(endpoint) { progress in
+                                guard progress.direction == .download, progress.completed > 0,
+                                    !once.withLock({ $0 })
+                                else { return }
+                                once.withLock { $0 = true }
+                                started.yield()
+                            }
+                        }
+                    }
+                    let inFlight = try await withDeadline("three bodies under way") {
+                        var count = 0
+                        for await _ in bodies {
+                            count += 1
+                            if count == 3 { break }
+                        }
+                        return count
+                    }
+                    check(inFlight == 3, "in flight: \(inFlight)")
+                    client.cancelAll()
+                    for call in calls {
+                        let error = await expectCourierError("slow") { try await call.value }
+                        check(error?.code == .cancelled, "\(String(describing: error))")
+                    }
+                    check(client.runningCalls == 0, "still running: \(client.runningCalls)")
+                    // The client and its transport go on working.
+                    let user = try await client.send(Endpoint<User>(.get("ok"), on: server.node()))
+                    check(user.id == 7, "after cancelAll: \(user)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import HTTPTypes
+
+/// The attempt loop: the innermost step of the per-call chain. Each `next` a
+/// per-call interceptor makes runs it once; every run draws on the call's
+/// ``CallBudget``.
+///
+/// One attempt, in order: begin it (number, share of the deadline) → the
+/// per-attempt interceptors → plugins `prepare`, `willSend` → the transport →
+/// plugins `didReceive` → validation. A failed attempt goes to the retry
+/// policy, which says stop, or wait and go round again.
+enum AttemptStage {
+    /// Runs attempts until one succeeds or the retry policy stops.
+    nonisolated(nonsending) static func run(_ request: OutgoingRequest, _ state: CallState)
+        async throws(CourierError) -> RawResponse
+    {
+        let settings = state.settings
+        let policy = settings.retryPolicy
+        let clock = settings.clock
+        while true {
+            if Task.isCancelled || state.cancellation.isCancelled {
+                throw ErrorMapping.cancelled(
+                    stage: .transport, request: request.head, attempt: state.budget.attempts)
+            }
+            let (number, remaining) = try state.budget.begin(now: clock.now, deadline: policy.deadline)
+            let timeout = remaining.map { min(settings.timeout, $0) } ?? settings.timeout
+            let failure: CourierError
+            do {
+                return try await attempt(request, number: number, timeout: timeout, state)
+            } catch {
+                failure = error
+            }
+            if failure.code == .cancelled { throw failure }
+            let decision = policy.decide(
+                after: failure, attempt: number, method: request.head.method,
+                bodyIsReplayable: request.body?.isReplayable ?? true,
+                elapsed: policy.deadline == nil ? .zero : state.budget.elapsed(now: clock.now),
+                now: clock.date)
+            switch decision {
+            case .retry(let delay):
+                do {
+                    try await CallCancellation.sleep(for: delay, on: clock, cancellation: state.cancellation)
+                } catch {
+                    throw ErrorMapping.cancelled(stage: .retry, request: request.head, attempt: number)
+                }
+            case .stop(let reason):
+                throw ErrorMapping.stopped(reason, failure: failure, attempt: number, policy: policy)
+            }
+        }
+    }
+
+    /// One attempt: the per-attempt chain around the exchange, then validation.
+    nonisolated(nonsending) private static func attempt(
+        _ request: OutgoingRequest, number: Int, timeout: Duration, _ state: CallState
+    )
+        async throws(CourierError) -> RawResponse
+    {
+        var context = state.context
+        context.attempt = number
+        let settings = state.settings
+        let options = TransportOptions(
+            timeout: timeout, destination: state.plan.spec.destination, maxBodySize: settings.maxBodySize,
+            progress: state.plan.call.progress, cancellation: state.cancellation)
+        var response: RawResponse
+        do {
+            let interceptors = settings.attemptInterceptors
+            if interceptors.isEmpty {
+                response = try await exchange(request, context: context, options: options, state)
+            } else {
+                let chain = InterceptorChain.fold(interceptors, context: context) { [context] request in
+                    try await exchange(request, context: context, options: options, state)
+                }
+                response = try await chain(request)
+            }
+        } catch {
+            throw state.cancellation.isCancelled
+                ? ErrorMapping.cancelled(stage: .transport, request: request.head, attempt: number)
+                : ErrorMapping.courier(error)
+        }
+        // A transport that does not honour the call's cancellation still
+        // returns: what it returned after the call was cancelled is dropped.
+        if state.cancellation.isCancelled {
+            throw ErrorMapping.cancelled(stage: .transport, request: request.head, attempt: number)
+        }
+        try ValidationStage.validate(&response, state, request: request.head, attempt: number)
+        return response
+    }
+
+    /// Plugins around the transport: `prepare`, `willSend`, send, `didReceive`.
+    /// Every `willSend` is matched by one `didReceive`.
+    nonisolated(nonsending) private static func exchange(
+        _ request: OutgoingRequest, context: CallContext, options: TransportOptions, _ state: CallState
+    ) async throws(CourierError) -> RawResponse {
+        let plugins = state.settings.plugins
+        var head = request.head
+        for plugin in plugins {
+            do {
+                head = try await plugin.prepare(head, context: context)
+            } catch {
+                throw ErrorMapping.raised(
+                    error, by: plugin, code: .vetoed, stage: .interception, what: "plugin", request: head,
+                    attempt: context.attempt)
+            }
+        }
+        for plugin in plugins { await plugin.willSend(head, context: context) }
+        let result: Result<RawResponse, CourierError>
+        do {
+            let sent = OutgoingRequest(head: head, body: request.body)
+            result = .success(try await state.settings.transport.send(sent, options: options))
+        } catch {
+            result = .failure(ErrorMapping.transport(error, request: head, attempt: context.attempt))
+        }
+        for plugin in plugins { await plugin.didReceive(result, request: head, context: context) }
+        return try result.get()
+    }
+}

@@ -1,0 +1,348 @@
+import HTTPTypes
+
+/// One call, stage by stage. ``run(_:_:)`` and ``pass(_:)`` read top to
+/// bottom as the README's "What a call goes through" lists the stages:
+///
+/// 1. endpoint mapping (then every setting resolved once, ``CallSettings``);
+/// 2. parameter interceptors;
+/// 3. encoding;
+/// 4. per-call interceptors, around
+/// 5. the attempt loop (``AttemptStage``): per-attempt interceptors, plugins
+///    `prepare`/`willSend`, transport, `didReceive`, validation, retry policy;
+/// 6. validation of what the per-call chain returned, unless this call
+///    already validated that very response;
+/// 7. plugins' `process`;
+/// 8. decoding (a response `process` replaced is validated first);
+/// 9. response handlers, which may run the call again from 1;
+/// 10. finish: error context completed, the reply or the error returned once.
+///
+/// Each stage takes the ``CallState`` (`inout`: taken and given back
+/// without a copy) and nothing else carries state between stages.
+struct CallPipeline: Sendable {
+    /// What a pass produced, before decoding.
+    typealias Outcome = Result<RawResponse, CourierError>
+    /// What the call ends with.
+    typealias Ending<Response: Sendable> = Result<Reply<Response>, CourierError>
+
+    /// Runs the call to its end: a pass, decoding, and — when the endpoint has
+    /// response handlers — their decision and any replays.
+    nonisolated(nonsending) func run<Response>(_ endpoint: Endpoint<Response>, _ start: CallState) async
+        -> Ending<Response>
+    {
+        var state = start
+        var outcome = await pass(&state)  // 1–7
+        guard !endpoint.responseHandlers.isEmpty else {
+            return deliver(outcome, endpoint.serializer, state)  // 8, 10
+        }
+        let result = decode(&outcome, endpoint.serializer, state)  // 8
+        return await handle(result, outcome, endpoint, state)  // 9, 10
+    }
+
+    /// 8 and 10 without response handlers (the usual case): the model, and
+    /// the reply built around the response without copying it again.
+    @inline(__always)
+    private func deliver<Response>(
+        _ outcome: consuming Outcome, _ serializer: ResponseSerializer<Response>, _ state: CallState
+    ) -> Ending<Response> {
+        validate(&outcome, state)  // a no-op unless `process` replaced the response
+        switch consume outcome {
+        case .failure(let error):
+            return .failure(completed(error, state))
+        case .success(var response):
+            let input = DecodingInput(
+                decoder: state.settings.decoder, envelope: state.plan.envelope,
+                envelopeHead: response.validation?.envelope, transformer: state.plan.spec.transformer)
+            let model: Response
+            do {
+                model = try serializer.serialize(response, input)
+            } catch {
+                var failure = ErrorMapping.decoding(error)
+                failure.response = failure.response ?? response
+                return .failure(completed(failure, state))
+            }
+            if state.cancellation.isCancelled { return .failure(cancelledLate(state)) }
+            response.validation = nil
+            return .success(Reply(model: model, response: response, attempts: state.budget.attempts))
+        }
+    }
+
+    /// 9 and 10 for an endpoint with response handlers: their decision, then
+    /// a replay (passes 1–8 again) or the end.
+    nonisolated(nonsending) private func handle<Response>(
+        _ first: Result<Response, CourierError>, _ firstOutcome: Outcome, _ endpoint: Endpoint<Response>,
+        _ start: CallState
+    ) async -> Ending<Response> {
+        var (result, outcome, endpoint, state) = (first, firstOutcome, endpoint, start)
+        while true {
+            let response = Self.response(of: result, outcome)
+            switch await respond(result, response, endpoint, state) {  // 9
+            case .deliver(let delivered):
+                return finish(delivered, response, state)  // 10
+            case .replay(let next, let delay):
+                if let stop = await waitToReplay(delay, response, outcome, state) {
+                    return finish(.failure(stop), response, state)
+                }
+                endpoint = next
+                state.plan = state.plan.replaying(next.spec)
+                state.request = nil
+                outcome = await pass(&state)  // 1–7
+                result = decode(&outcome, endpoint.serializer, state)  // 8
+            }
+        }
+    }
+
+    /// Stages 1–7 once.
+    nonisolated(nonsending) func pass(_ state: inout CallState) async -> Outcome {
+        var outcome: Outcome
+        do throws(CourierError) {
+            // (An empty stage is skipped here rather than inside: an async
+            // call costs a frame even when it returns at once.)
+            if !state.settings.mapping.steps.isEmpty { try await mapEndpoint(&state) }  // 1
+            if !state.settings.parameterInterceptors.isEmpty { try await interceptParameters(&state) }  // 2
+            let request = try encode(state)  // 3
+            state.request = request
+            outcome = await callChain(request, state)  // 4, 5
+        } catch {
+            outcome = .failure(error)
+        }
+        validate(&outcome, state)  // 6
+        if !state.settings.plugins.isEmpty { await process(&outcome, state) }  // 7
+        return outcome
+    }
+
+    // MARK: - Stages
+
+    /// 1. The client's endpoint mapping, step by step; the settings and the
+    /// context follow the mapped spec.
+    nonisolated(nonsending) private func mapEndpoint(_ state: inout CallState) async throws(CourierError) {
+        let steps = state.settings.mapping.steps
+        guard !steps.isEmpty else { return }
+        var spec = state.plan.spec
+        for step in steps {
+            do {
+                spec = try await step.transform(spec)
+            } catch {
+                throw ErrorMapping.raised(
+                    error, by: step, code: .invalidRequest, stage: .build, what: "endpoint mapping")
+            }
+        }
+        state.plan = state.plan.mapped(spec)
+    }
+
+    /// 2. Parameter interceptors, client's then the endpoint's: the query, then
+    /// a form or JSON body's parameters.
+    nonisolated(nonsending) private func interceptParameters(_ state: inout CallState)
+        async throws(CourierError)
+    {
+        let interceptors = state.settings.parameterInterceptors
+        guard !interceptors.isEmpty else { return }
+        var spec = state.plan.spec
+        let context = state.context
+        for interceptor in interceptors {
+            spec.query = try await Self.intercepting(spec.query, .query, interceptor, context)
+        }
+        if var parameters = spec.content.parameters {
+            for interceptor in interceptors {
+                parameters = try await Self.intercepting(parameters, .body, interceptor, context)
+            }
+            spec.content.parameters = parameters
+        }
+        state.plan = state.plan.intercepted(spec)
+    }
+
+    nonisolated(nonsending) private static func intercepting(
+        _ parameters: Parameters, _ location: ParameterLocation, _ interceptor: ParameterInterceptor,
+        _ context: CallContext
+    ) async throws(CourierError) -> Parameters {
+        do {
+            return try await interceptor.intercept(parameters, at: location, context: context)
+        } catch {
+            throw ErrorMapping.raised(
+                error, by: interceptor, code: .invalidRequest, stage: .build, what: "parameter interceptor")
+        }
+    }
+
+    /// 3. The request head and body.
+    private func encode(_ state: CallState) throws(CourierError) -> OutgoingRequest {
+        try RequestBuilder.build(
+            state.plan.spec, environment: state.plan.call.environment, state.settings.encoding)
+    }
+
+    /// 4 and 5. Per-call interceptors around the attempt loop.
+    nonisolated(nonsending) private func callChain(_ request: OutgoingRequest, _ state: CallState) async
+        -> Outcome
+    {
+        let interceptors = state.settings.callInterceptors
+        guard !interceptors.isEmpty else {
+            do throws(CourierError) {
+                return .success(try await AttemptStage.run(request, state))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let chain = InterceptorChain.fold(interceptors, context: state.context) { request in
+            try await AttemptStage.run(request, state)
+        }
+        do {
+            return .success(try await chain(request))
+        } catch {
+            return .failure(ErrorMapping.courier(error))
+        }
+    }
+
+    /// 6. Validation of the chain's response: a no-op for one this call's
+    /// attempt validated and the chain passed back unchanged.
+    private func validate(_ outcome: inout Outcome, _ state: CallState) {
+        guard case .success(var response) = outcome, !ValidationStage.isValidated(response, by: state) else {
+            return
+        }
+        do throws(CourierError) {
+            try ValidationStage.validate(
+                &response, state, request: state.request?.head, attempt: state.budget.attempts)
+            outcome = .success(response)
+        } catch {
+            outcome = .failure(error)
+        }
+    }
+
+    /// 7. Plugins' `process`, in order, once per pass.
+    nonisolated(nonsending) private func process(_ outcome: inout Outcome, _ state: CallState) async {
+        for plugin in state.settings.plugins {
+            outcome = await plugin.process(outcome, context: state.context)
+        }
+    }
+
+    /// 8. The model, from a validated response only.
+    private func decode<Response>(
+        _ outcome: inout Outcome, _ serializer: ResponseSerializer<Response>, _ state: CallState
+    ) -> Result<Response, CourierError> {
+        validate(&outcome, state)  // a no-op unless `process` replaced the response
+        switch outcome {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let response):
+            let settings = state.settings
+            let input = DecodingInput(
+                decoder: settings.decoder, envelope: state.plan.envelope,
+                envelopeHead: response.validation?.envelope, transformer: state.plan.spec.transformer)
+            do {
+                return .success(try serializer.serialize(response, input))
+            } catch {
+                var failure = ErrorMapping.decoding(error)
+                failure.response = failure.response ?? response
+                return .failure(failure)
+            }
+        }
+    }
+
+    /// What the response handlers decided.
+    private enum Decision<Response: Sendable> {
+        case deliver(Result<Response, CourierError>)
+        case replay(Endpoint<Response>, after: Duration)
+    }
+
+    /// 9. Response handlers, as a chain: each sees the result the one before
+    /// delivered; the first that asks to run the call again decides.
+    nonisolated(nonsending) private func respond<Response>(
+        _ result: Result<Response, CourierError>, _ response: RawResponse?, _ endpoint: Endpoint<Response>,
+        _ state: CallState
+    ) async -> Decision<Response> {
+        var result = result
+        let context = ResponseContext(call: state.context, response: response, replays: state.context.replay)
+        for handler in endpoint.responseHandlers {
+            let action: ResponseAction<Response>
+            do {
+                action = try await handler.body(result, context)
+            } catch {
+                return .deliver(
+                    .failure(
+                        ErrorMapping.raised(
+                            error, by: handler, code: .interceptor, stage: .responseInterception,
+                            what: "response handler")))
+            }
+            switch action {
+            case .deliver(let delivered): result = delivered
+            case .retry(let delay): return .replay(endpoint, after: delay)
+            case .resend(let changed, let delay): return .replay(changed, after: delay)
+            }
+        }
+        return .deliver(result)
+    }
+
+    /// Before a replay: the limit on replays, then the wait.
+    /// - Returns: Why the call stops instead, or `nil` to replay.
+    nonisolated(nonsending) private func waitToReplay(
+        _ delay: Duration, _ response: RawResponse?, _ outcome: Outcome, _ state: CallState
+    )
+        async -> CourierError?
+    {
+        let limit = state.settings.maxReplays
+        guard state.context.replay < limit else {
+            return CourierError(
+                .retriesExhausted, stage: .responseInterception,
+                message: "response handlers asked to run the call again more than \(limit) times",
+                response: response, underlying: outcome.failure)
+        }
+        do {
+            try await CallCancellation.sleep(
+                for: delay, on: state.settings.clock, cancellation: state.cancellation)
+            return nil
+        } catch {
+            return ErrorMapping.cancelled(stage: .responseInterception, request: nil, attempt: 0)
+        }
+    }
+
+    /// 10. The reply, or the error with its context completed: the request as
+    /// built, the attempt count when the failure came after the attempts.
+    /// Validation stamps (which may hold a decoder's parse) are dropped.
+    private func finish<Response>(
+        _ result: Result<Response, CourierError>, _ response: RawResponse?, _ state: CallState
+    ) -> Ending<Response> {
+        switch result {
+        case .success(let model):
+            if state.cancellation.isCancelled { return .failure(cancelledLate(state)) }
+            var response = response
+            response?.validation = nil
+            return .success(Reply(model: model, response: response, attempts: state.budget.attempts))
+        case .failure(let error):
+            return .failure(completed(error, state))
+        }
+    }
+
+    /// A failure with its context completed (see ``finish(_:_:_:)``).
+    private func completed(_ error: CourierError, _ state: CallState) -> CourierError {
+        if state.cancellation.isCancelled, error.code != .cancelled { return cancelledLate(state) }
+        var error = error
+        error.request = error.request ?? state.request?.head
+        if error.attempt == 0 { error.attempt = state.budget.attempts }
+        error.response?.validation = nil
+        return error
+    }
+
+    /// A call cancelled from outside after its last network step: it still
+    /// ends cancelled.
+    private func cancelledLate(_ state: CallState) -> CourierError {
+        CourierError(
+            .cancelled, stage: .decoding, message: "the call was cancelled after its response arrived",
+            request: state.request?.head, attempt: state.budget.attempts)
+    }
+
+    /// The response a result came from: the decoded one, or the one a failure carries.
+    private static func response<Response>(of result: Result<Response, CourierError>, _ outcome: Outcome)
+        -> RawResponse?
+    {
+        switch (result, outcome) {
+        case (.failure(let error), _): error.response
+        case (.success, .success(let response)): response
+        case (.success, .failure): nil
+        }
+    }
+}
+
+extension Result {
+    /// The error of a failure, `nil` for a success.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

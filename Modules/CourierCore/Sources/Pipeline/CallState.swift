@@ -1,0 +1,165 @@
+/// Everything one call knows, as one value that the pipeline's stages take
+/// and return (``CallPipeline`` lists them in order).
+///
+/// It is small on purpose — copying it is a handful of reference counts:
+/// what does not change during a pass lives in the immutable ``plan``; the
+/// attempt count and deadline start live in ``budget``, the one shared
+/// piece (its documentation says why); the envelope head read during
+/// validation travels with the response it belongs to (``RawResponse``'s
+/// validation stamp), never beside it.
+struct CallState: Sendable {
+    /// Unique within the process; stamps the responses this call validated.
+    let id: UInt64
+    /// The call's attempt count and deadline start, shared by every run of
+    /// the attempt loop and every pass.
+    let budget: CallBudget
+    /// The endpoint and settings this pass works from.
+    var plan: PassPlan
+    /// The encoded request, once stage 3 built it.
+    var request: OutgoingRequest?
+    /// Cancellation from outside the caller's task (``APIClient/cancelAll()``).
+    let cancellation: CallCancellation
+
+    /// The context interceptors and plugins see.
+    var context: CallContext { plan.context }
+    /// The settings in force.
+    var settings: CallSettings { plan.settings }
+
+    init(id: UInt64, plan: PassPlan, cancellation: CallCancellation) {
+        self.id = id
+        self.budget = CallBudget()
+        self.plan = plan
+        self.cancellation = cancellation
+    }
+}
+
+/// What one pass works from: the endpoint as mapped and intercepted, the
+/// settings it resolves to and the context, fixed once built and shared by
+/// reference. A stage that changes the endpoint makes a new plan.
+final class PassPlan: Sendable {
+    let spec: EndpointSpec
+    let settings: CallSettings
+    let context: CallContext
+    /// The envelope format in force: the endpoint's, or its node's.
+    let envelope: EnvelopeFormat?
+    /// What the call brought, the same for every pass.
+    let call: CallInputs
+
+    /// The first pass's plan.
+    convenience init(spec: EndpointSpec, call: CallInputs) {
+        self.init(spec: spec, settings: .resolve(spec, call), replay: 0, call: call)
+    }
+
+    private init(spec: EndpointSpec, settings: CallSettings, replay: Int, call: CallInputs) {
+        self.spec = spec
+        self.settings = settings
+        self.context = CallContext(
+            callID: call.id, route: spec.route, node: spec.node, environment: call.environment, replay: replay
+        )
+        self.envelope = spec.envelopeFormat
+        self.call = call
+    }
+
+    /// The plan for a changed endpoint in the same pass: settings and context follow it.
+    func mapped(_ spec: EndpointSpec) -> PassPlan {
+        PassPlan(spec: spec, settings: .resolve(spec, call), replay: context.replay, call: call)
+    }
+
+    /// The plan with parameters changed: the settings do not depend on them.
+    func intercepted(_ spec: EndpointSpec) -> PassPlan {
+        PassPlan(spec: spec, settings: settings, replay: context.replay, call: call)
+    }
+
+    /// The plan for the next pass, with the endpoint a response handler chose.
+    func replaying(_ spec: EndpointSpec) -> PassPlan {
+        PassPlan(spec: spec, settings: .resolve(spec, call), replay: context.replay + 1, call: call)
+    }
+}
+
+/// What the caller and the client bring to a call, the same for every pass.
+struct CallInputs: Sendable {
+    let id: UInt64
+    /// The client, for its configuration (a reference: the configuration is not copied).
+    let client: APIClient
+    /// Read once at the call's start.
+    let environment: ServerEnvironment
+    /// Plugins passed to this one call (after the client's and endpoint's).
+    let plugins: [any Plugin]
+    /// Upload and download progress for the caller.
+    let progress: (@Sendable (TransferProgress) -> Void)?
+}
+
+/// Each setting an endpoint may leave to the client, resolved in one place:
+/// `spec.x ?? configuration.x` is written here and nowhere else. Immutable
+/// and shared by reference, so reading a setting never copies the rest; an
+/// endpoint that overrides nothing (the usual case) shares the client's own
+/// instance, resolved once when the client was made.
+final class CallSettings: Sendable {
+    let transport: any Transport
+    let clock: any CourierClock
+    let decoder: (any ResponseDecoder)?
+    let retryPolicy: RetryPolicy
+    let validation: Validation
+    let encoding: ParameterEncoding
+    let timeout: Duration
+    let maxBodySize: Int
+    let maxReplays: Int
+    /// The client's endpoint mapping.
+    let mapping: EndpointMapping
+    /// Client's, then the endpoint's.
+    let parameterInterceptors: [ParameterInterceptor]
+    /// Client's, then the endpoint's.
+    let callInterceptors: [any Interceptor]
+    /// Client's, then the endpoint's.
+    let attemptInterceptors: [any Interceptor]
+    /// Client's, then the endpoint's, then the call's.
+    let plugins: [any Plugin]
+
+    /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
+    convenience init(_ configuration: APIClient.Configuration) {
+        self.init(EndpointSpec(route: .get(""), node: Node("", baseURL: "")), configuration, callPlugins: [])
+    }
+
+    private init(_ spec: EndpointSpec, _ configuration: APIClient.Configuration, callPlugins: [any Plugin]) {
+        transport = configuration.transport
+        clock = configuration.clock
+        decoder = spec.decoder ?? configuration.decoder
+        retryPolicy = spec.retryPolicy ?? configuration.retryPolicy
+        validation = spec.validation ?? configuration.validation
+        encoding = spec.parameterEncoding ?? configuration.parameterEncoding
+        timeout = spec.timeout ?? configuration.timeout
+        maxBodySize = spec.maxBodySize ?? configuration.maxBodySize
+        maxReplays = configuration.maxReplays
+        mapping = configuration.endpointMapping
+        parameterInterceptors = Self.joined(configuration.parameterInterceptors, spec.parameterInterceptors)
+        callInterceptors = Self.joined(configuration.callInterceptors, spec.callInterceptors)
+        attemptInterceptors = Self.joined(configuration.attemptInterceptors, spec.attemptInterceptors)
+        plugins = Self.joined(Self.joined(configuration.plugins, spec.plugins), callPlugins)
+    }
+
+    /// The settings for `spec` in `call`: the client's own when the endpoint
+    /// and the call override nothing.
+    static func resolve(_ spec: EndpointSpec, _ call: CallInputs) -> CallSettings {
+        guard spec.overridesClientSettings || !call.plugins.isEmpty else {
+            return call.client.defaultSettings
+        }
+        return CallSettings(spec, call.client.configuration, callPlugins: call.plugins)
+    }
+
+    /// `first + second`, without allocating when either is empty (the usual case).
+    private static func joined<Element>(_ first: [Element], _ second: [Element]) -> [Element] {
+        if second.isEmpty { return first }
+        if first.isEmpty { return second }
+        return first + second
+    }
+}
+
+extension EndpointSpec {
+    /// Whether any field that ``CallSettings`` resolves is set on the endpoint.
+    var overridesClientSettings: Bool {
+        decoder != nil || retryPolicy != nil || validation != nil || parameterEncoding != nil
+            || timeout != nil
+            || maxBodySize != nil || !parameterInterceptors.isEmpty || !callInterceptors.isEmpty
+            || !attemptInterceptors.isEmpty || !plugins.isEmpty
+    }
+}
