@@ -111,20 +111,24 @@ struct RetryContracts {
     @Test(arguments: ContractTransport.allCases)
     func theDeadlineSpansAttempts(kind: ContractTransport) async throws {
         try await contract("retries: deadline across attempts", kind) {
-            try await ContractServer.with("retries.json") { server in
-                // Time is the test clock's: attempt 1 at 0 s, Retry-After: 2 moves it
-                // to 2 s for attempt 2, and a second wait would end past the 3 s deadline.
+            try await ContractServer.with("retries.json", required: ["down-for-long"]) { server in
+                // Time is the test clock's: attempt 1 at 0 s, Retry-After: 200 moves it
+                // to 200 s for attempt 2, and a second wait would end past the 300 s
+                // deadline. The deadline also shortens each attempt's timeout, and the
+                // transport enforces that in real time: the virtual times are long so
+                // that those real timeouts (the client's 60 s) stay safety nets.
                 let clock = TestClock()
                 var policy = RetryPolicy(maxAttempts: 10, jitter: .none)
-                policy.deadline = .seconds(3)
-                let error = await expectCourierError("down") {
+                policy.deadline = .seconds(300)
+                policy.maxRetryAfter = .seconds(600)
+                let error = await expectCourierError("down-for-long") {
                     try await makeClient(kind, retryPolicy: policy, clock: clock).send(
-                        Endpoint<User>(.get("down"), on: server.node()))
+                        Endpoint<User>(.get("down-for-long"), on: server.node()))
                 }
                 check(error?.code == .deadlineExceeded, "\(String(describing: error))")
                 check(error?.attempt == 2, "\(String(describing: error))")
-                check(clock.sleeps == [.seconds(2)], "waits \(clock.sleeps)")
-                try await server.exchanges().expectCount("down", .exactly(2))
+                check(clock.sleeps == [.seconds(200)], "waits \(clock.sleeps)")
+                try await server.exchanges().expectCount("down-for-long", .exactly(2))
             }
         }
     }
