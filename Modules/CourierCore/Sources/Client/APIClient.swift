@@ -38,7 +38,7 @@ public final class APIClient: Sendable {
         var environment: ServerEnvironment
         var nextCallID: UInt64 = 1
         /// The calls running now, for ``cancelAll()``.
-        var running: [UInt64: CallCancellation] = [:]
+        var running = RunningCalls()
     }
 
     /// Creates a client from a configuration.
@@ -103,13 +103,12 @@ public final class APIClient: Sendable {
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(CourierError) -> Reply<Response> {
         let cancellation = CallCancellation()
-        let (id, environment) = state.withLock { state in
+        let (id, slot, environment) = state.withLock { state in
             let id = state.nextCallID
             state.nextCallID &+= 1
-            state.running[id] = cancellation
-            return (id, state.environment)
+            return (id, state.running.insert(cancellation), state.environment)
         }
-        defer { _ = state.withLock { $0.running.removeValue(forKey: id) } }
+        defer { state.withLock { $0.running.remove(slot) } }
         let inputs = CallInputs(
             id: id, client: self, environment: environment, plugins: plugins, progress: progress)
         let call = CallState(
@@ -126,7 +125,7 @@ public final class APIClient: Sendable {
     /// finishes its step first. Calls started afterwards are not affected; the
     /// callers' own tasks are not cancelled.
     public func cancelAll() {
-        let running = state.withLock { Array($0.running.values) }
+        let running = state.withLock { $0.running.all }
         for call in running { call.cancel() }
     }
 
