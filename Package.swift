@@ -1,6 +1,8 @@
 // swift-tools-version: 6.1
 // Courier: describe each API once, as a value; Courier builds, sends, retries,
-// validates the envelope and decodes. One package, one product per module.
+// validates the envelope and decodes. The libraries, one product per module;
+// the mock server (MockServer/) and the end-to-end suites (ContractTests/)
+// are packages of their own.
 
 import PackageDescription
 
@@ -15,18 +17,13 @@ let package = Package(
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierJansson", targets: ["CourierJansson"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
-        .library(name: "CourierMockServer", targets: ["CourierMockServer"]),
-        .executable(name: "courier-mock", targets: ["courier-mock"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        // The mock server: sockets below HTTP (faults), argument parsing, logging,
-        // SHA-256 for /upload and gzip for /gzip.
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
-        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        // The only dependency of the libraries. The mock server (MockServer/)
+        // and the end-to-end suites (ContractTests/) are packages of their
+        // own, so that an app depending on Courier resolves nothing else
+        // (scripts/check-consumer proves it).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0")
     ],
     targets: [
         .target(
@@ -77,24 +74,6 @@ let package = Package(
             dependencies: ["CourierCurl", "CCurl"],
             path: "Modules/CourierCurl/Tests"
         ),
-        // One suite over every transport, against the mock server on real sockets.
-        .testTarget(
-            name: "TransportConformanceTests",
-            dependencies: [
-                "CourierCurl", "CourierURLSession", "CourierCodable", "CourierTesting", "CourierMockServer",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Modules/TransportConformance/Tests"
-        ),
-        // The contract matrix: what the pipeline claims, end to end over every
-        // transport, against the mock server (in-process, or MOCK_SERVER_URL).
-        .testTarget(
-            name: "ContractTests",
-            dependencies: [
-                "CourierCurl", "CourierURLSession", "CourierCodable", "CourierTesting", "CourierMockServer",
-            ],
-            path: "ContractTests/Tests"
-        ),
         .systemLibrary(
             name: "CJansson",
             path: "Modules/CJansson",
@@ -123,40 +102,6 @@ let package = Package(
             name: "CourierURLSession",
             dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Modules/CourierURLSession/Sources"
-        ),
-        // The mock server shares no code with the client it proves: it imports
-        // none of the Courier client modules.
-        .target(
-            name: "CourierMockServer",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CompressNIO", package: "compress-nio"),
-            ],
-            path: "MockServer/Sources/CourierMockServer"
-        ),
-        .executableTarget(
-            name: "courier-mock",
-            dependencies: [
-                "CourierMockServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "MockServer/Sources/courier-mock"
-        ),
-        .testTarget(
-            name: "CourierMockServerTests",
-            dependencies: [
-                "CourierMockServer",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "MockServer/Tests/CourierMockServerTests"
         ),
         .testTarget(
             name: "CourierCoreTests",

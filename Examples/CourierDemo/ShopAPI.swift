@@ -51,5 +51,5 @@ struct ShopAPI {
 
     var recommendations: Endpoint<[Product]> { Endpoint(.get("recommendations"), on: node) }
 
-    func order(id: Int) -> Endpoint<Order> { Endpoint(.get("orders/\(id)"), on: node) }
+    func order(id: Int) -> Endpoint<Order> { Endpoint(.get("orders/\(id, name: "id")"), on: node) }
 }

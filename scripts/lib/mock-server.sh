@@ -2,10 +2,23 @@
 # call start_mock_server; it sets $mock_pid, $mock_port, $mock_out and
 # $mock_err and fails the script if no port line arrives. The caller stops
 # the server (stop_mock_server) or lets its EXIT trap kill $mock_pid.
+#
+# courier-mock is taken from the package in $mock_package: MockServer (its own
+# package, what the demo builds) by default; the test command sets it to
+# ContractTests, which builds the same product as a dependency, so that
+# SwiftNIO is built once per run.
+mock_package=${mock_package:-MockServer}
+# ContractTests' manifest lists the README examples that scripts/check-snippets
+# extracted, so its evaluation must not come from SwiftPM's manifest cache.
+package_flags=(--package-path "$mock_package" --manifest-cache none)
+
+build_mock_server() {
+    swift build "${package_flags[@]}" --product courier-mock "$@"
+}
 
 start_mock_server() {
     local binary
-    binary="$(swift build --show-bin-path)/courier-mock"
+    binary="$(swift build "${package_flags[@]}" --show-bin-path)/courier-mock"
     mock_out=$(mktemp)
     mock_err=$(mktemp)
     "$binary" --port 0 --contracts ContractTests/Contracts --log-level warning >"$mock_out" 2>"$mock_err" &

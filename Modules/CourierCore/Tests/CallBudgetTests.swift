@@ -96,4 +96,22 @@ struct CallBudgetTests {
         #expect(reply.attempts == 3)
         #expect(recorder.records.count == 3)
     }
+
+    @Test func transportResendsAreSummedAcrossAttempts() async throws {
+        // A transport that says it resent the request once on every attempt.
+        struct Resending: Transport {
+            let statuses: StubTransport
+            func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+                var response = try await statuses.send(request, options: options)
+                response.metrics.resends = 1
+                return response
+            }
+        }
+        let client = makeClient(
+            Resending(statuses: StubTransport.sequence([.status(503), .json("{}")])),
+            retryPolicy: RetryPolicy(maxAttempts: 2, backoff: .constant(.zero), jitter: .none))
+        let reply = try await client.response(Endpoint<RawResponse>(.get("x"), on: .api))
+        #expect(reply.attempts == 2)
+        #expect(reply.transportResends == 2)
+    }
 }

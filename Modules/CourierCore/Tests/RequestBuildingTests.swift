@@ -30,9 +30,12 @@ struct RequestBuildingTests {
         #expect(record.head.path == "/v1/files/%2E%2E/secret")
     }
 
-    @Test func routeTemplateHidesValues() {
+    @Test func routeTemplateHidesValuesAndNamesThem() {
         let route = Route.get("users/\(42)/posts/\("x")")
-        #expect(route.description == "GET users/{}/posts/{}")
+        #expect(route.description == "GET users/{Int}/posts/{String}")
+        let named = Route.get("users/\(42, name: "id")/posts/\("a b", name: "slug")")
+        #expect(named.description == "GET users/{id}/posts/{slug}")
+        #expect(named.path.escaped == "users/42/posts/a%20b")
     }
 
     @Test func baseURLAndPathJoinWithOneSlash() async throws {

@@ -114,6 +114,22 @@ struct ErrorDescriptionTests {
         #expect(CourierError.vetoed("no").code == .vetoed)
     }
 
+    @Test func aCauseIsNeverToldTwice() async {
+        // A transport failure: its text is the message; the cause adds nothing.
+        let client = makeClient(
+            StubTransport.immediate(.failure(.connectionFailed, "could not connect to 127.0.0.1")))
+        let error = await expectFailure(client, Endpoint<RawResponse>(.get("x"), on: .api))
+        let text = error?.description ?? ""
+        #expect(text.components(separatedBy: "could not connect to 127.0.0.1").count == 2, "\(text)")
+        // A nested chain is told one level deep, each text once.
+        let root = CourierError(.transport, stage: .transport, message: "reset by peer")
+        let middle = CourierError(.status, stage: .validation, message: "status 503", underlying: root)
+        let outer = CourierError(
+            .retriesExhausted, stage: .retry, message: "all 3 attempts failed", underlying: middle)
+        #expect(outer.description.components(separatedBy: "status 503").count == 2)
+        #expect(!outer.description.contains("reset by peer"))
+    }
+
     @Test func codesCompareAndPrintStably() {
         #expect(CourierError.Code.timedOut == CourierError.Code("timedOut"))
         #expect("\(CourierError.Code.retriesExhausted)" == "retriesExhausted")

@@ -39,6 +39,8 @@ enum CurlErrorMapping {
         // libcurl reports bad chunked framing as a receive error; it is the
         // server breaking HTTP, not the connection dropping.
         if result == CURLE_RECV_ERROR, detail.lowercased().contains("chunk") { code = .protocolError }
-        return TransportError(code, detail.isEmpty ? text : "\(text): \(detail)")
+        // libcurl's error buffer often ends with the same text as strerror.
+        let message = detail.isEmpty ? text : detail.contains(text) ? detail : "\(text): \(detail)"
+        return TransportError(code, message)
     }
 }

@@ -250,7 +250,8 @@ final class CurlTransfer {
             connect: micro(CURLINFO_CONNECT_TIME_T), tlsHandshake: micro(CURLINFO_APPCONNECT_TIME_T),
             timeToFirstByte: micro(CURLINFO_STARTTRANSFER_TIME_T), bytesSent: uploaded,
             bytesReceived: downloaded,
-            connectionReused: long(CURLINFO_NUM_CONNECTS).map { $0 == 0 }, httpVersion: version)
+            connectionReused: long(CURLINFO_NUM_CONNECTS).map { $0 == 0 }, httpVersion: version,
+            resends: easy.hasPrerequestHook ? max(0, sendings - 1) : nil)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

@@ -142,7 +142,22 @@ public final class CurlTransport: Transport {
     public var taskExecutor: any TaskExecutor { engine }
 
     /// Runs `body` on the transport's thread (see ``taskExecutor``).
-    public func withExecutorPreference<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+    ///
+    /// `body` is `@Sendable` so that it is not isolated to the caller's actor:
+    /// from `@MainActor` code it runs off the main actor, on the transport's
+    /// thread, which is the point; its result comes back to the caller.
+    ///
+    /// ```swift
+    /// @MainActor func refresh() async throws {
+    ///     let user = try await CurlTransport.shared.withExecutorPreference {
+    ///         try await client.send(.user(id: 7))
+    ///     }
+    ///     label.text = user.name   // back on the main actor
+    /// }
+    /// ```
+    public func withExecutorPreference<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows
+        -> T
+    {
         try await withTaskExecutorPreference(engine) { try await body() }
     }
 }

@@ -1,5 +1,3 @@
-import Crypto
-
 /// Splits a `multipart/form-data` body into its parts, for `/anything`'s echo.
 enum MultipartDecoding {
     struct Part {
@@ -47,12 +45,9 @@ enum MultipartDecoding {
         guard let filename = part.filename else {
             return .string(String(decoding: part.content, as: UTF8.self))
         }
-        let digest = SHA256.hash(data: Array(part.content)).map {
-            ($0 < 16 ? "0" : "") + String($0, radix: 16)
-        }
         return .object([
             "filename": .string(filename), "contentType": part.contentType.map(JSONValue.string) ?? .null,
-            "size": .int(Int64(part.content.count)), "sha256": .string(digest.joined()),
+            "size": .int(Int64(part.content.count)), "sha256": .string(SHA256Digest.hex(of: part.content)),
         ])
     }
 

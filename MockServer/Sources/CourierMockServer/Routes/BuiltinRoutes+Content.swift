@@ -1,5 +1,4 @@
 import CompressNIO
-import Crypto
 import NIOCore
 
 extension BuiltinRoutes {
@@ -20,8 +19,7 @@ extension BuiltinRoutes {
 
     /// `/upload`: counts the body's bytes and returns their SHA-256.
     static func upload(_ request: RecordedRequest) -> BuiltinAnswer {
-        let digest = SHA256.hash(data: request.body).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-            .joined()
+        let digest = SHA256Digest.hex(of: request.body)
         return BuiltinAnswer(
             route: "/upload",
             response: .json(.object(["bytes": .int(Int64(request.body.count)), "sha256": .string(digest)])))

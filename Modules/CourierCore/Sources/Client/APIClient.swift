@@ -144,4 +144,8 @@ public struct Reply<Model: Sendable>: Sendable {
     /// `next` a per-call interceptor made and every replay; 0 when an
     /// interceptor answered without sending.
     public var attempts: Int
+    /// Requests the transport sent again by itself within those attempts
+    /// (``TransportMetrics/resends``, as far as transports report it): the
+    /// server saw `attempts + transportResends` requests.
+    public var transportResends: Int = 0
 }

@@ -28,6 +28,6 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     /// `OPTIONS path`.
     public static func options(_ path: RoutePath) -> Route { Route(.options, path) }
 
-    /// `METHOD template`, e.g. `GET users/{}`: safe for logs and metric labels.
+    /// `METHOD template`, e.g. `GET users/{Int}`: safe for logs and metric labels.
     public var description: String { "\(method) \(path.template)" }
 }

@@ -11,11 +11,19 @@
 ///
 /// A value made only of dots (`.` or `..`) is escaped as `%2E`, so it cannot
 /// climb out of the path.
+///
+/// The ``template`` — what logs and metrics show — names each value by its
+/// type (`orders/{Int}`), or by the name you give it (`orders/{id}`):
+///
+/// ```swift
+/// let path: RoutePath = "orders/\(id, name: "id")"   // template: orders/{id}
+/// ```
 public struct RoutePath: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// The path as it is sent, already escaped.
     public let escaped: String
-    /// The path with placeholders for interpolated values, e.g. `users/{}/repos`:
-    /// a stable name for logs and metrics that does not leak ids.
+    /// The path with placeholders for interpolated values, e.g.
+    /// `users/{String}/repos` or `users/{login}/repos`: a stable name for logs
+    /// and metrics that does not leak ids.
     public let template: String
 
     /// Builds the path from a literal and escaped values.
@@ -34,10 +42,17 @@ public struct RoutePath: Sendable, Hashable, CustomStringConvertible, Expressibl
             template += literal
         }
 
-        /// A value: escaped as one path segment.
+        /// A value: escaped as one path segment; the template shows its type.
         public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
             escaped += RoutePath.escapeSegment(value.description)
-            template += "{}"
+            template += "{\(type(of: value))}"
+        }
+
+        /// A value with a name for the template: escaped as one path segment;
+        /// the template shows `{name}`.
+        public mutating func appendInterpolation(_ value: some CustomStringConvertible, name: String) {
+            escaped += RoutePath.escapeSegment(value.description)
+            template += "{\(name)}"
         }
     }
 

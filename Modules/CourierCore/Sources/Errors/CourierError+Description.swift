@@ -46,10 +46,21 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
         }
         if let thrownBy { parts.append("thrown by: \(thrownBy)") }
         if attempt > 0 { parts.append("attempt: \(attempt)") }
-        if let underlying {
-            parts.append("cause: \(underlying)")
-        }
+        if let cause = causeText { parts.append("cause: \(cause)") }
         return parts.joined(separator: "; ")
+    }
+
+    /// The underlying error, told once: a nested ``CourierError`` by its own
+    /// first line (not its whole chain), nothing when the message already says it
+    /// (a transport error's text, a `DecodingError` described with its path).
+    private var causeText: String? {
+        guard let underlying else { return nil }
+        if underlying is DecodingError { return nil }
+        let text =
+            (underlying as? CourierError).map { "\($0.code) error at \($0.stage): \($0.message)" }
+            ?? "\(underlying)"
+        if message.contains(text) || text.contains(message) { return nil }
+        return text
     }
 
     /// ``description`` plus a bounded excerpt of the response body.

@@ -19,7 +19,7 @@ public struct CallContext: Sendable {
     /// The name given at creation, when one was.
     private let givenName: String?
 
-    /// The endpoint's name for logs: its route with placeholders, e.g. `GET users/{}`.
+    /// The endpoint's name for logs: its route with placeholders, e.g. `GET users/{id}`.
     public var name: String { givenName ?? route.description }
 
     /// Creates a context; the client makes these, tests may too.

@@ -10,7 +10,7 @@ import HTTPTypes
 /// policy, which says stop, or wait and go round again.
 enum AttemptStage {
     /// Runs attempts until one succeeds or the retry policy stops.
-    nonisolated(nonsending) static func run(_ request: OutgoingRequest, _ state: CallState)
+    static func run(_ request: OutgoingRequest, _ state: CallState)
         async throws(CourierError) -> RawResponse
     {
         let settings = state.settings
@@ -49,7 +49,7 @@ enum AttemptStage {
     }
 
     /// One attempt: the per-attempt chain around the exchange, then validation.
-    nonisolated(nonsending) private static func attempt(
+    private static func attempt(
         _ request: OutgoingRequest, number: Int, timeout: Duration, _ state: CallState
     )
         async throws(CourierError) -> RawResponse
@@ -76,6 +76,7 @@ enum AttemptStage {
                 ? ErrorMapping.cancelled(stage: .transport, request: request.head, attempt: number)
                 : ErrorMapping.courier(error)
         }
+        state.budget.addResends(response.metrics.resends ?? 0)
         // A transport that does not honour the call's cancellation still
         // returns: what it returned after the call was cancelled is dropped.
         if state.cancellation.isCancelled {
@@ -87,7 +88,7 @@ enum AttemptStage {
 
     /// Plugins around the transport: `prepare`, `willSend`, send, `didReceive`.
     /// Every `willSend` is matched by one `didReceive`.
-    nonisolated(nonsending) private static func exchange(
+    private static func exchange(
         _ request: OutgoingRequest, context: CallContext, options: TransportOptions, _ state: CallState
     ) async throws(CourierError) -> RawResponse {
         let plugins = state.settings.plugins

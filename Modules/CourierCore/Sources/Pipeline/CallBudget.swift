@@ -15,6 +15,8 @@ import Synchronization
 final class CallBudget: Sendable {
     private struct State {
         var attempts = 0
+        /// Requests transports sent again by themselves (``TransportMetrics/resends``).
+        var resends = 0
         /// When the call's first attempt under a deadline began; the deadline counts from here.
         var start: Duration?
     }
@@ -23,6 +25,15 @@ final class CallBudget: Sendable {
 
     /// Attempts begun so far in the call, every run of the loop included.
     var attempts: Int { state.withLock { $0.attempts } }
+
+    /// Requests the transports sent again by themselves, across the call's attempts.
+    var resends: Int { state.withLock { $0.resends } }
+
+    /// Counts an attempt's transport-level resends.
+    func addResends(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.resends += count }
+    }
 
     /// Begins an attempt: numbers it, and says how much of the deadline is
     /// left for it.

@@ -26,7 +26,7 @@ struct CallPipeline: Sendable {
 
     /// Runs the call to its end: a pass, decoding, and — when the endpoint has
     /// response handlers — their decision and any replays.
-    nonisolated(nonsending) func run<Response>(_ endpoint: Endpoint<Response>, _ start: CallState) async
+    func run<Response>(_ endpoint: Endpoint<Response>, _ start: CallState) async
         -> Ending<Response>
     {
         var state = start
@@ -62,13 +62,16 @@ struct CallPipeline: Sendable {
             }
             if state.cancellation.isCancelled { return .failure(cancelledLate(state)) }
             response.validation = nil
-            return .success(Reply(model: model, response: response, attempts: state.budget.attempts))
+            return .success(
+                Reply(
+                    model: model, response: response, attempts: state.budget.attempts,
+                    transportResends: state.budget.resends))
         }
     }
 
     /// 9 and 10 for an endpoint with response handlers: their decision, then
     /// a replay (passes 1–8 again) or the end.
-    nonisolated(nonsending) private func handle<Response>(
+    private func handle<Response>(
         _ first: Result<Response, CourierError>, _ firstOutcome: Outcome, _ endpoint: Endpoint<Response>,
         _ start: CallState
     ) async -> Ending<Response> {
@@ -92,7 +95,7 @@ struct CallPipeline: Sendable {
     }
 
     /// Stages 1–7 once.
-    nonisolated(nonsending) func pass(_ state: inout CallState) async -> Outcome {
+    func pass(_ state: inout CallState) async -> Outcome {
         var outcome: Outcome
         do throws(CourierError) {
             // (An empty stage is skipped here rather than inside: an async
@@ -114,7 +117,7 @@ struct CallPipeline: Sendable {
 
     /// 1. The client's endpoint mapping, step by step; the settings and the
     /// context follow the mapped spec.
-    nonisolated(nonsending) private func mapEndpoint(_ state: inout CallState) async throws(CourierError) {
+    private func mapEndpoint(_ state: inout CallState) async throws(CourierError) {
         let steps = state.settings.mapping.steps
         guard !steps.isEmpty else { return }
         var spec = state.plan.spec
@@ -131,7 +134,7 @@ struct CallPipeline: Sendable {
 
     /// 2. Parameter interceptors, client's then the endpoint's: the query, then
     /// a form or JSON body's parameters.
-    nonisolated(nonsending) private func interceptParameters(_ state: inout CallState)
+    private func interceptParameters(_ state: inout CallState)
         async throws(CourierError)
     {
         let interceptors = state.settings.parameterInterceptors
@@ -150,7 +153,7 @@ struct CallPipeline: Sendable {
         state.plan = state.plan.intercepted(spec)
     }
 
-    nonisolated(nonsending) private static func intercepting(
+    private static func intercepting(
         _ parameters: Parameters, _ location: ParameterLocation, _ interceptor: ParameterInterceptor,
         _ context: CallContext
     ) async throws(CourierError) -> Parameters {
@@ -169,7 +172,7 @@ struct CallPipeline: Sendable {
     }
 
     /// 4 and 5. Per-call interceptors around the attempt loop.
-    nonisolated(nonsending) private func callChain(_ request: OutgoingRequest, _ state: CallState) async
+    private func callChain(_ request: OutgoingRequest, _ state: CallState) async
         -> Outcome
     {
         let interceptors = state.settings.callInterceptors
@@ -206,7 +209,7 @@ struct CallPipeline: Sendable {
     }
 
     /// 7. Plugins' `process`, in order, once per pass.
-    nonisolated(nonsending) private func process(_ outcome: inout Outcome, _ state: CallState) async {
+    private func process(_ outcome: inout Outcome, _ state: CallState) async {
         for plugin in state.settings.plugins {
             outcome = await plugin.process(outcome, context: state.context)
         }
@@ -243,7 +246,7 @@ struct CallPipeline: Sendable {
 
     /// 9. Response handlers, as a chain: each sees the result the one before
     /// delivered; the first that asks to run the call again decides.
-    nonisolated(nonsending) private func respond<Response>(
+    private func respond<Response>(
         _ result: Result<Response, CourierError>, _ response: RawResponse?, _ endpoint: Endpoint<Response>,
         _ state: CallState
     ) async -> Decision<Response> {
@@ -271,7 +274,7 @@ struct CallPipeline: Sendable {
 
     /// Before a replay: the limit on replays, then the wait.
     /// - Returns: Why the call stops instead, or `nil` to replay.
-    nonisolated(nonsending) private func waitToReplay(
+    private func waitToReplay(
         _ delay: Duration, _ response: RawResponse?, _ outcome: Outcome, _ state: CallState
     )
         async -> CourierError?
@@ -303,7 +306,10 @@ struct CallPipeline: Sendable {
             if state.cancellation.isCancelled { return .failure(cancelledLate(state)) }
             var response = response
             response?.validation = nil
-            return .success(Reply(model: model, response: response, attempts: state.budget.attempts))
+            return .success(
+                Reply(
+                    model: model, response: response, attempts: state.budget.attempts,
+                    transportResends: state.budget.resends))
         case .failure(let error):
             return .failure(completed(error, state))
         }

@@ -56,6 +56,11 @@ public struct TransportMetrics: Sendable, Hashable {
     public var connectionReused: Bool?
     /// The HTTP version used, such as "1.1" or "2".
     public var httpVersion: String?
+    /// How many times the transport sent the request again by itself — libcurl
+    /// does after a kept-alive connection turns out dead, for idempotent
+    /// methods — so the server saw `1 + resends` requests for this attempt;
+    /// `nil` when the transport cannot tell.
+    public var resends: Int?
 
     /// Creates metrics.
     public init(
@@ -67,7 +72,8 @@ public struct TransportMetrics: Sendable, Hashable {
         bytesSent: Int64 = 0,
         bytesReceived: Int64 = 0,
         connectionReused: Bool? = nil,
-        httpVersion: String? = nil
+        httpVersion: String? = nil,
+        resends: Int? = nil
     ) {
         self.total = total
         self.dnsLookup = dnsLookup
@@ -78,5 +84,6 @@ public struct TransportMetrics: Sendable, Hashable {
         self.bytesReceived = bytesReceived
         self.connectionReused = connectionReused
         self.httpVersion = httpVersion
+        self.resends = resends
     }
 }

@@ -14,7 +14,7 @@ struct ContractLoadingTests {
 
     @Test func theRepositoryContractsLoad() throws {
         let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../ContractTests/Contracts").standardizedFileURL
+            .appendingPathComponent("../Contracts").standardizedFileURL
         let stubs = try ContractLoader.load(directory: directory)
         #expect(stubs.contains { $0.id == "recent-orders-flaky" && $0.responses.count == 3 })
     }

@@ -1,7 +1,6 @@
 import CourierCore
 import CourierCurl
 import CourierURLSession
-import Crypto
 import Foundation
 import HTTPTypes
 import Testing

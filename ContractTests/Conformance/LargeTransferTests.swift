@@ -1,6 +1,5 @@
 import CourierCore
 import CourierMockServer
-import Crypto
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -124,39 +123,35 @@ struct LargeTransferTests {
         }
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
-        var hasher = SHA256()
+        var hasher = SHA256Digest()
         for copy in 0..<(size >> 20) {
             withUnsafeBytes(of: UInt64(copy).littleEndian) { block.replaceSubrange(0..<8, with: $0) }
-            hasher.update(data: block)
+            hasher.update(block)
             try handle.write(contentsOf: block)
         }
-        return hex(hasher.finalize())
+        return hasher.finalizeHex()
     }
 
     /// The SHA-256 of the mock server's `/bytes/{n}` pattern, which repeats
     /// every 64 KiB.
     static func patternDigest(count: Int) -> String {
         let period = (0..<65_536).map { BuiltinPattern.byte($0) }
-        var hasher = SHA256()
+        var hasher = SHA256Digest()
         var remaining = count
         while remaining > 0 {
             let take = min(remaining, period.count)
-            hasher.update(data: period[..<take])
+            hasher.update(period[..<take])
             remaining -= take
         }
-        return hex(hasher.finalize())
+        return hasher.finalizeHex()
     }
 
     static func sha256(of url: URL) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
-        var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
-        return hex(hasher.finalize())
-    }
-
-    static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        var hasher = SHA256Digest()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
+        return hasher.finalizeHex()
     }
 
     /// The process's resident set, from `/proc/self/statm`.

@@ -1,7 +1,6 @@
 import CourierCodable
 import CourierCore
 import CourierMockServer
-import Crypto
 import Foundation
 import Testing
 
@@ -91,8 +90,7 @@ struct BodyTests {
                 Endpoint<Echo>(.put("anything"), on: node, content: .multipart(form)))
             #expect(echo.method == "PUT")
             #expect(echo.form == ["title": "Holiday \"2026\""])
-            let digest = SHA256.hash(data: photo).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-                .joined()
+            let digest = SHA256Digest.hex(of: photo)
             #expect(
                 echo.files?["photo"]
                     == Echo.File(

@@ -1,4 +1,4 @@
-import Crypto
+import CourierMockServer
 import Foundation
 
 /// Certificates made for one test by the `openssl` command — a CA, a server
@@ -45,7 +45,7 @@ struct TLSFixture: Sendable {
             "pkey", "-in", path("server.key"), "-pubout", "-outform", "DER", "-out", path("spki.der"),
         ])
         let spki = try Data(contentsOf: directory.appendingPathComponent("spki.der"))
-        let pin = "sha256//" + Data(SHA256.hash(data: spki)).base64EncodedString()
+        let pin = "sha256//" + Data(SHA256Digest.digest(of: spki)).base64EncodedString()
         return TLSFixture(directory: directory, serverPin: pin)
     }
 

@@ -12,7 +12,7 @@ import Testing
 /// Every transport against the mock server over real sockets.
 struct TransportTests {
     static let contracts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../ContractTests/Contracts").standardizedFileURL
+        .appendingPathComponent("../Contracts").standardizedFileURL
 
     func json(_ response: RawResponse) throws -> [String: Any] {
         let object = try JSONSerialization.jsonObject(with: Data(response.body.bytes ?? []))

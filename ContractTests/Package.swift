@@ -1,0 +1,87 @@
+// swift-tools-version: 6.1
+// The end-to-end proof: the contract suite (Tests/, over the contract files in
+// Contracts/), the transport conformance suite (Conformance/) and the mock
+// server's own tests (MockServerTests/). It depends on Courier's libraries
+// and on the mock server, both by path; neither depends on it.
+
+import Foundation
+import PackageDescription
+
+/// What the contract and conformance suites use: every transport, the test
+/// doubles, and the mock server.
+let suiteDependencies: [Target.Dependency] = [
+    .product(name: "CourierCurl", package: "Courier"),
+    .product(name: "CourierURLSession", package: "Courier"),
+    .product(name: "CourierCodable", package: "Courier"),
+    .product(name: "CourierTesting", package: "Courier"),
+    .product(name: "CourierMockServer", package: "CourierMockServer"),
+]
+
+let package = Package(
+    name: "CourierContractTests",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Courier", path: ".."),
+        .package(name: "CourierMockServer", path: "../MockServer"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+    ],
+    targets: [
+        // The contract matrix: what the pipeline claims, end to end over every
+        // transport, against the mock server (in-process, or MOCK_SERVER_URL).
+        .testTarget(
+            name: "ContractTests",
+            dependencies: suiteDependencies,
+            path: "Tests"
+        ),
+        // One suite over every transport, against the mock server on real sockets.
+        .testTarget(
+            name: "TransportConformanceTests",
+            dependencies: suiteDependencies,
+            path: "Conformance"
+        ),
+        // The mock server's own tests: matching, faults, journal, admin API.
+        .testTarget(
+            name: "CourierMockServerTests",
+            dependencies: [
+                .product(name: "CourierMockServer", package: "CourierMockServer"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            path: "MockServerTests"
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system && target.type != .binary {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}
+
+// The README examples, each an executable of its own, when scripts/check-snippets
+// has extracted them into ReadmeExamples/ (not in git; not "Snippets/", which
+// SwiftPM reserves for its own snippets): compiled with the suites, so
+// they share one build of Courier and the mock server. They get a user's
+// default settings, not the upcoming features above.
+let snippets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+    "ReadmeExamples")
+for name in ((try? FileManager.default.contentsOfDirectory(atPath: snippets.path)) ?? []).sorted()
+where name.hasPrefix("snippet-") {
+    package.targets.append(
+        .executableTarget(
+            name: name,
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCore", package: "Courier"),
+                .product(name: "CourierCodable", package: "Courier"),
+                .product(name: "CourierCurl", package: "Courier"),
+                .product(name: "CourierJansson", package: "Courier"),
+                .product(name: "CourierURLSession", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
+                .product(name: "CourierMockServer", package: "CourierMockServer"),
+            ],
+            path: "ReadmeExamples/\(name)"))
+}

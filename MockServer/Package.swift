@@ -1,0 +1,60 @@
+// swift-tools-version: 6.1
+// courier-mock: the SwiftNIO mock server the contract suite runs against, as
+// a library (CourierMockServer) and a command (courier-mock). A package of
+// its own, so that apps depending on Courier's libraries never resolve
+// SwiftNIO; it imports none of Courier's client modules.
+
+import PackageDescription
+
+let package = Package(
+    name: "CourierMockServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CourierMockServer", targets: ["CourierMockServer"]),
+        .executable(name: "courier-mock", targets: ["courier-mock"]),
+    ],
+    dependencies: [
+        // Sockets below HTTP (faults), argument parsing, logging, gzip for /gzip.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+    ],
+    targets: [
+        // SHA-256 from the system's OpenSSL libcrypto (Debian: libssl-dev).
+        .systemLibrary(
+            name: "CLibCrypto",
+            path: "Sources/CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "CourierMockServer",
+            dependencies: [
+                "CLibCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            path: "Sources/CourierMockServer"
+        ),
+        .executableTarget(
+            name: "courier-mock",
+            dependencies: [
+                "CourierMockServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/courier-mock"
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system && target.type != .binary {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}
