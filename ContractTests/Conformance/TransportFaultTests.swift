@@ -66,7 +66,8 @@ struct TransportFaultTests {
         Case(fault: #""halfCloseInput""#, outcome: .response(200)),
         Case(fault: #""closeAfterResponse""#, outcome: .response(200)),
         Case(fault: #""duplicateContentLength""#, outcome: .failure(.protocolError)),
-        Case(fault: #""contentLengthAndChunked""#, outcome: .response(200)),
+        // RFC 9112 §6.3: Content-Length beside Transfer-Encoding is refused (desync class).
+        Case(fault: #""contentLengthAndChunked""#, outcome: .failure(.protocolError)),
         Case(fault: #""invalidStatusLine""#, outcome: .failure(.protocolError)),
         Case(fault: #"{"name": "oversizedHeaders", "bytes": 300000}"#, outcome: .failure(.protocolError)),
         Case(fault: #""endlessHeaders""#, outcome: .failure(.protocolError)),

@@ -71,6 +71,31 @@ struct RetryContracts {
         }
     }
 
+    /// A POST that carries an `Idempotency-Key` is retried by the default
+    /// policy after a reset, with the same key on the wire both times.
+    @Test(arguments: ContractTransport.allCases)
+    func aPostWithAnIdempotencyKeyIsRetried(kind: ContractTransport) async throws {
+        try await contract("retries: POST with an Idempotency-Key retried, same key", kind) {
+            try await ContractServer.with("retries.json", required: ["keyed-order"]) { server in
+                try await kind.withFresh { transport in
+                    let key = HTTPField.Name("Idempotency-Key") ?? .via
+                    let endpoint = Endpoint<User>(
+                        .post("keyed-orders"), on: server.node(), content: .json(["item": 1]),
+                        headers: [key: "order-7f3a"])
+                    let reply = try await makeClient(kind, transport: transport, retryPolicy: Self.policy)
+                        .response(endpoint)
+                    check(reply.attempts == 2, "attempts \(reply.attempts)")
+                    let journal = try await server.exchanges()
+                    journal.expectCount("keyed-order", .exactly(2))
+                    journal.expectHeader("Idempotency-Key", .equals("order-7f3a"), on: "keyed-order")
+                    check(
+                        journal.attempts("keyed-order").allSatisfy { $0.body == Array(#"{"item":1}"#.utf8) },
+                        "the same body both times")
+                }
+            }
+        }
+    }
+
     /// Nothing was sent when the connection failed: even a POST may go again.
     @Test(arguments: ContractTransport.allCases)
     func aConnectFailureMayBeRetried(kind: ContractTransport) async throws {

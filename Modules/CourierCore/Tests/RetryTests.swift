@@ -97,6 +97,11 @@ struct RetryTests {
         let error = await expectFailure(client, endpoint)
         #expect(recorder.records.count == 1)
         #expect(error?.code == .status)
+        // Why it was not retried travels with the error.
+        #expect(error?.retryStop?.reason == .retryAfterTooLong)
+        #expect(
+            error?.description.contains("not retried: the server asked for a longer wait (Retry-After: 3600)")
+                == true)
     }
 
     @Test(arguments: [HTTPRequest.Method.post, .patch])
@@ -106,6 +111,34 @@ struct RetryTests {
         let error = await expectFailure(client, Endpoint<User>(Route(method, "u"), on: .api))
         #expect(recorder.records.count == 1)
         #expect(error?.code == .status)
+        #expect(error?.retryStop?.reason == .methodNotRetryable)
+        #expect(error?.description.contains("not retried:") == true)
+    }
+
+    @Test(arguments: [HTTPRequest.Method.post, .patch])
+    func anIdempotencyKeyMakesAnyMethodRetryableWithTheSameKey(method: HTTPRequest.Method) async throws {
+        let recorder = RecordingTransport(StubTransport.sequence([.status(503), Self.okUser]))
+        let client = makeClient(recorder, retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none))
+        let keyField = try #require(RetryPolicy.defaultIdempotencyKeyField)
+        let endpoint = Endpoint<User>(Route(method, "u"), on: .api, headers: [keyField: "order-7"])
+        _ = try await client.send(endpoint)
+        #expect(recorder.records.map { $0.head.headerFields[keyField] } == ["order-7", "order-7"])
+    }
+
+    @Test func theIdempotencyKeyFieldIsConfigurableAndCanBeTurnedOff() async throws {
+        let custom = try #require(HTTPField.Name("X-Request-Id"))
+        var policy = RetryPolicy(maxAttempts: 3, jitter: .none)
+        policy.idempotencyKeyField = custom
+        let keyed = RecordingTransport(StubTransport.sequence([.status(503), Self.okUser]))
+        _ = try await makeClient(keyed, retryPolicy: policy).send(
+            Endpoint<User>(.post("u"), on: .api, headers: [custom: "r-1"]))
+        #expect(keyed.records.count == 2)
+        policy.idempotencyKeyField = nil
+        let off = RecordingTransport(StubTransport.sequence([.status(503), Self.okUser]))
+        _ = await expectFailure(
+            makeClient(off, retryPolicy: policy),
+            Endpoint<User>(.post("u"), on: .api, headers: [custom: "r-1"]))
+        #expect(off.records.count == 1)
     }
 
     @Test func nonIdempotentMethodsRetryWhenAllowed() async throws {

@@ -17,6 +17,8 @@ struct CurlResponseHead {
     private var collected: [HTTPField] = []
     /// The latest head's `Content-Length` values as sent, checked together.
     private var contentLengthValues: [String] = []
+    /// Whether the latest head has a `Transfer-Encoding` field.
+    private var hasTransferEncoding = false
     /// Bytes of every head so far, 1xx included.
     private var bytes = 0
 
@@ -43,6 +45,10 @@ struct CurlResponseHead {
         while stop > start, content[stop - 1] == 32 || content[stop - 1] == 9 { stop -= 1 }
         let value = String(decoding: content[start..<stop], as: UTF8.self)
         if name == .contentLength { return takeContentLength(value) }
+        if name == .transferEncoding {
+            hasTransferEncoding = true
+            if !contentLengthValues.isEmpty { return ResponseHeadCheck.lengthAndTransferEncoding }
+        }
         collected.append(HTTPField(name: name, value: value))
         return nil
     }
@@ -55,6 +61,7 @@ struct CurlResponseHead {
         collected.reserveCapacity(16)
         contentLength = nil
         contentLengthValues.removeAll()
+        hasTransferEncoding = false
         guard let firstSpace = line.firstIndex(of: 32) else { return invalid(line) }
         let codeStart = firstSpace + 1
         var codeEnd = codeStart
@@ -73,6 +80,7 @@ struct CurlResponseHead {
 
     /// One `Content-Length` field, checked with any earlier ones (``ResponseHeadCheck``).
     private mutating func takeContentLength(_ value: String) -> TransportError? {
+        if hasTransferEncoding { return ResponseHeadCheck.lengthAndTransferEncoding }
         collected.append(HTTPField(name: .contentLength, value: value))
         contentLengthValues.append(value)
         do {

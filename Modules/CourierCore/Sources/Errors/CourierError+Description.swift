@@ -45,6 +45,7 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
             parts.append("business code: \(businessFailure.code)\(msg)")
         }
         if let thrownBy { parts.append("thrown by: \(thrownBy)") }
+        if let retryStop, retryStop.detail != message { parts.append("not retried: \(retryStop.detail)") }
         if attempt > 0 { parts.append("attempt: \(attempt)") }
         if let cause = causeText { parts.append("cause: \(cause)") }
         return parts.joined(separator: "; ")

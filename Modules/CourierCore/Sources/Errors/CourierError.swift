@@ -46,6 +46,11 @@ public struct CourierError: Error, Sendable {
     /// (`MyApp.RefreshInterceptor`), or, for one made from a closure, by the
     /// name given to it or the file and line where the closure was written.
     public var thrownBy: String?
+    /// Why the retry policy stopped retrying a failure it would otherwise
+    /// have retried (out of attempts, past the deadline, a one-shot body, a
+    /// non-idempotent method, a `Retry-After` over the cap); `nil` when the
+    /// failure was not retryable at all or nothing stopped a retry.
+    public var retryStop: RetryStop?
 
     /// Creates an error; the pipeline fills in request, response and attempt as it goes.
     public init(
@@ -84,6 +89,20 @@ public struct CourierError: Error, Sendable {
         var current = self
         while let next = current.underlying as? CourierError { current = next }
         return current
+    }
+}
+
+/// Why a retry policy stopped, with a sentence that says it for humans.
+public struct RetryStop: Sendable, Hashable {
+    /// The reason, for code.
+    public var reason: RetryStopReason
+    /// The reason, for people: what was due and what prevented it.
+    public var detail: String
+
+    /// Creates a stop.
+    public init(reason: RetryStopReason, detail: String) {
+        self.reason = reason
+        self.detail = detail
     }
 }
 

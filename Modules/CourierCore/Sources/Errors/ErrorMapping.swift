@@ -92,9 +92,16 @@ enum ErrorMapping {
         _ reason: RetryStopReason, failure: CourierError, attempt: Int, policy: RetryPolicy
     ) -> CourierError {
         func wrapped(_ code: CourierError.Code, _ message: String) -> CourierError {
-            CourierError(
+            var error = CourierError(
                 code, stage: .retry, message: message, request: failure.request, response: failure.response,
                 attempt: attempt, businessFailure: failure.businessFailure, underlying: failure)
+            error.retryStop = RetryStop(reason: reason, detail: message)
+            return error
+        }
+        func annotated(_ detail: String) -> CourierError {
+            var error = failure
+            error.retryStop = RetryStop(reason: reason, detail: detail)
+            return error
         }
         switch reason {
         case .attemptsExhausted where attempt > 1:
@@ -108,6 +115,16 @@ enum ErrorMapping {
             return wrapped(
                 .deadlineExceeded,
                 "the retry deadline\(deadline) left no time for attempt \(attempt + 1) after \(failure.code)")
+        case .retryAfterTooLong:
+            let asked = failure.response?.head.headerFields[.retryAfter].map { " (Retry-After: \($0))" } ?? ""
+            return annotated(
+                "the server asked for a longer wait\(asked) than the policy's maxRetryAfter of \(policy.maxRetryAfter)"
+            )
+        case .methodNotRetryable:
+            let method = failure.request.map { "\($0.method) " } ?? ""
+            return annotated(
+                "a retry was due after \(failure.code) but \(method)is not a retryable method "
+                    + "and the request carries no idempotency key")
         default:
             return failure
         }

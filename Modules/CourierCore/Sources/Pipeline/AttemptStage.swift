@@ -34,7 +34,9 @@ enum AttemptStage {
                 after: failure, attempt: number, method: request.head.method,
                 bodyIsReplayable: request.body?.isReplayable ?? true,
                 elapsed: policy.deadline == nil ? .zero : state.budget.elapsed(now: clock.now),
-                now: clock.date)
+                now: clock.date,
+                carriesIdempotencyKey: policy.idempotencyKeyField.map { request.head.headerFields[$0] != nil }
+                    ?? false)
             switch decision {
             case .retry(let delay):
                 do {

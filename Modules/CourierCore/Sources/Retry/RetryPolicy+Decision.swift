@@ -15,7 +15,7 @@ public enum RetryDecision: Sendable, Equatable {
 }
 
 /// Why the retry stage stopped.
-public enum RetryStopReason: Sendable, Equatable {
+public enum RetryStopReason: Sendable, Hashable {
     /// The failure is not one the policy retries.
     case notRetryable
     /// The last allowed attempt failed (or the backoff returned `nil`).
@@ -34,7 +34,8 @@ extension RetryPolicy {
     /// Decides what happens after attempt number `attempt` (1-based) failed.
     ///
     /// Checks, in order: cancellation and retryability, attempts left, the
-    /// method (skipped when no connection was made: nothing was sent), body
+    /// method (skipped when no connection was made: nothing was sent, or when
+    /// the request carries an idempotency key), body
     /// replayability, the delay (backoff with jitter, or
     /// `Retry-After` when longer and within ``maxRetryAfter``), the deadline.
     ///
@@ -45,6 +46,8 @@ extension RetryPolicy {
     ///   - bodyIsReplayable: Whether the body can be sent again (`true` without a body).
     ///   - elapsed: Time since the first attempt started.
     ///   - now: The wall-clock date, for `Retry-After` dates.
+    ///   - carriesIdempotencyKey: Whether the request has the
+    ///     ``idempotencyKeyField`` header: then any method may be retried.
     /// - Returns: Retry after a delay, or stop with a reason.
     public func decide(
         after failure: CourierError,
@@ -52,11 +55,15 @@ extension RetryPolicy {
         method: HTTPRequest.Method,
         bodyIsReplayable: Bool,
         elapsed: Duration,
-        now: Date
+        now: Date,
+        carriesIdempotencyKey: Bool = false
     ) -> RetryDecision {
         guard failure.code != .cancelled, isRetryable(failure) else { return .stop(.notRetryable) }
         guard attempt < maxAttempts else { return .stop(.attemptsExhausted) }
-        guard retryableMethods.contains(method) || Self.nothingWasSent(failure) else {
+        guard
+            retryableMethods.contains(method) || Self.nothingWasSent(failure)
+                || (carriesIdempotencyKey && idempotencyKeyField != nil)
+        else {
             return .stop(.methodNotRetryable)
         }
         guard bodyIsReplayable else { return .stop(.bodyNotReplayable) }

@@ -40,6 +40,15 @@ public struct RetryPolicy: Sendable {
     public var deadline: Duration?
     /// Replaces the built-in "is this failure retryable" test when set.
     public var retryIf: (@Sendable (CourierError) -> Bool)?
+    /// The header that makes a non-idempotent request safe to send again: a
+    /// POST or PATCH carrying it is retried like an idempotent method (the
+    /// server deduplicates by the key; the key is the same on every attempt,
+    /// since attempts resend the same request). `Idempotency-Key` by default,
+    /// as Stripe and the IETF draft name it; `nil` turns this off.
+    public var idempotencyKeyField: HTTPField.Name?
+
+    /// `Idempotency-Key`.
+    public static let defaultIdempotencyKeyField = HTTPField.Name("Idempotency-Key")
 
     /// GET, HEAD, PUT, DELETE, OPTIONS and TRACE: safe to send twice (RFC 9110 §9.2.2).
     public static let idempotentMethods: Set<HTTPRequest.Method> = [
@@ -67,7 +76,8 @@ public struct RetryPolicy: Sendable {
         honorsRetryAfter: Bool = true,
         maxRetryAfter: Duration = .seconds(120),
         deadline: Duration? = nil,
-        retryIf: (@Sendable (CourierError) -> Bool)? = nil
+        retryIf: (@Sendable (CourierError) -> Bool)? = nil,
+        idempotencyKeyField: HTTPField.Name? = RetryPolicy.defaultIdempotencyKeyField
     ) {
         self.maxAttempts = max(1, maxAttempts)
         self.backoff = backoff
@@ -80,12 +90,14 @@ public struct RetryPolicy: Sendable {
         self.maxRetryAfter = maxRetryAfter
         self.deadline = deadline
         self.retryIf = retryIf
+        self.idempotencyKeyField = idempotencyKeyField
     }
 
     /// Never retry.
     public static let never = RetryPolicy(maxAttempts: 1)
     /// Three attempts, exponential backoff from 0.5 s doubling to at most 30 s,
-    /// full jitter, `Retry-After` honoured, idempotent methods only.
+    /// full jitter, `Retry-After` honoured, idempotent methods only (and any
+    /// method carrying an `Idempotency-Key`).
     public static let standard = RetryPolicy()
 
     /// XZKit's `retryIfFailed`: retry any retryable failure up to `maxAttempts`

@@ -3,25 +3,31 @@ import HTTPTypes
 /// Checks every transport applies to a response head before its body is
 /// trusted: the framing must be unambiguous and the head bounded.
 ///
-/// Two different `Content-Length` values are the classic response-splitting
-/// and desync vector (RFC 9110 §8.6, RFC 9112 §6.3): a client that picks one
-/// may read the next response out of this one's body, so the response is
-/// refused instead.
+/// Two different `Content-Length` values, or a `Content-Length` beside a
+/// `Transfer-Encoding`, are the classic response-splitting and desync vector
+/// (RFC 9110 §8.6, RFC 9112 §6.3: the latter "ought to be handled as an
+/// error"): a client that picks one framing may read the next response out
+/// of this one's body, so the response is refused instead.
 public enum ResponseHeadCheck {
     /// The most bytes a response head (status line and fields) may take.
     public static let maxHeadBytes = 256 * 1024
 
     /// Throws ``TransportError/Code/protocolError`` when `fields` carry
-    /// conflicting or malformed `Content-Length` values, or add up to more
-    /// than ``maxHeadBytes``.
+    /// conflicting or malformed `Content-Length` values, a `Content-Length`
+    /// beside a `Transfer-Encoding`, or add up to more than ``maxHeadBytes``.
     public static func validate(_ fields: HTTPFields) throws(TransportError) {
         var size = 0
         for field in fields { size += field.name.rawName.utf8.count + field.value.utf8.count + 4 }
-        _ = try contentLength(fields[values: .contentLength])
+        let length = try contentLength(fields[values: .contentLength])
+        if length != nil, fields[.transferEncoding] != nil { throw lengthAndTransferEncoding }
         if size > maxHeadBytes {
             throw TransportError(.protocolError, "the response head exceeds \(maxHeadBytes) bytes")
         }
     }
+
+    /// The error for a head that carries both `Content-Length` and `Transfer-Encoding`.
+    public static let lengthAndTransferEncoding = TransportError(
+        .protocolError, "the response has both Content-Length and Transfer-Encoding (ambiguous framing)")
 
     /// The body length the `Content-Length` values agree on, `nil` without one.
     /// Each value may be a list (`5, 5`) when every member is the same number.
