@@ -58,6 +58,27 @@ struct TLSTests {
         }
     }
 
+    /// An untrusted certificate over URLSession is a `.tls` failure, classified
+    /// by libcurl's code under FoundationNetworking's error, not `.other`.
+    @Test func urlSessionNamesAnUntrustedCertificateAsTLS() async throws {
+        let fixture = try await TLSFixture.make()
+        defer { fixture.remove() }
+        try await fixture.withServer { port async throws in
+            let transport = URLSessionTransport()
+            defer { transport.shutdown() }
+            do {
+                let response = try await transport.send(
+                    OutgoingRequest(
+                        head: HTTPRequest(
+                            method: .get, scheme: "https", authority: "127.0.0.1:\(port)", path: "/")),
+                    options: .init(timeout: .seconds(60)))
+                Issue.record("an untrusted certificate was accepted: status \(response.statusCode)")
+            } catch let error as TransportError {
+                #expect(error.code == .tls, "\(error)")
+            }
+        }
+    }
+
     @Test func urlSessionRefusesCustomTLSWithATypedError() throws {
         let error = #expect(throws: TransportError.self) {
             try URLSessionTransport(tls: TLSSettings(caBundlePath: "/ca.pem"))

@@ -136,3 +136,27 @@ struct ErrorDescriptionTests {
         #expect(CourierError.Stage.envelope.description == "envelope")
     }
 }
+
+/// Download limits set on the client or the endpoint reach the transport.
+struct DownloadLimitTests {
+    /// Answers 200 and remembers the options it was given.
+    final class Capturing: Transport {
+        let seen = EventLog()
+        func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+            seen.append("\(options.maxDownloadSize.map(String.init) ?? "none")")
+            return RawResponse(head: HTTPResponse(status: .ok))
+        }
+    }
+
+    @Test func clientAndEndpointLimitsReachTheTransport() async throws {
+        let transport = Capturing()
+        let client = APIClient(
+            configuration: .init(transport: transport, maxDownloadSize: 5_000, clock: TestClock()))
+        var endpoint = Endpoint<RawResponse>(.get("x"), on: .api)
+        _ = try await client.send(endpoint)
+        endpoint.maxDownloadSize = 42
+        _ = try await client.send(endpoint)
+        _ = try await APIClient(transport: transport).send(Endpoint<RawResponse>(.get("x"), on: .api))
+        #expect(transport.seen.events == ["5000", "42", "none"])
+    }
+}

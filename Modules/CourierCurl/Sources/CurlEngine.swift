@@ -159,6 +159,7 @@ final class CurlEngine: TaskExecutor, Sendable {
                 case .add(let box):
                     let id = box.transfer.id
                     if cancelledEarly.remove(id) != nil {
+                        box.transfer.abandonDownload()
                         box.transfer.continuation?.resume(
                             throwing: TransportError(.cancelled, "the request was cancelled"))
                         box.transfer.continuation = nil
@@ -181,6 +182,7 @@ final class CurlEngine: TaskExecutor, Sendable {
                         cancelledEarly.insert(id)
                         continue
                     }
+                    transfer.abandonDownload()
                     transfer.continuation?.resume(
                         throwing: TransportError(.cancelled, "the request was cancelled"))
                     transfer.continuation = nil
@@ -189,6 +191,7 @@ final class CurlEngine: TaskExecutor, Sendable {
             if stopping {
                 for transfer in Array(active.values) + waiting.drain() {
                     curl_multi_remove_handle(multi, transfer.handle)
+                    transfer.abandonDownload()
                     transfer.continuation?.resume(
                         throwing: TransportError(.cancelled, "the transport shut down"))
                     transfer.continuation = nil
@@ -273,6 +276,7 @@ final class CurlEngine: TaskExecutor, Sendable {
                 return .failure(error)
             }
         }
+        transfer.abandonDownload()
         if let failure = transfer.failure { return .failure(failure) }
         return .failure(CurlErrorMapping.error(result, detail: transfer.errorDetail))
     }

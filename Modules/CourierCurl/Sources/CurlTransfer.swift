@@ -24,7 +24,8 @@ final class CurlTransfer {
     /// The response head as it arrives.
     private var head = CurlResponseHead()
     private var body: [UInt8] = []
-    private var file: FileHandle?
+    /// The download's temporary file, when the body goes to a destination.
+    private var download: PartialDownload?
     private var downloaded: Int64 = 0
     private(set) var failure: TransportError?
 
@@ -43,7 +44,7 @@ final class CurlTransfer {
 
     deinit {
         curl_slist_free_all(headerList)
-        try? file?.close()
+        download?.discard()
         // The transfer has left the multi handle (or never joined it): the
         // handle can serve the next request.
         pool.give(easy)
@@ -105,22 +106,22 @@ final class CurlTransfer {
         if easy.hasPrerequestHook {
             try CurlErrorMapping.check(courier_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
         }
-        if let destination = options.destination { file = try Self.open(destination) }
+        if let destination = options.destination { download = try PartialDownload(destination) }
     }
 
     // MARK: - Callbacks (on the transport's thread)
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
         downloaded += Int64(bytes.count)
-        if let file {
+        if let download {
             if let limit = options.maxDownloadSize, downloaded > limit {
                 failure = TransportError(.bodyTooLarge, "the download exceeds \(limit) bytes")
                 return 0
             }
             do {
-                try file.write(contentsOf: bytes)
+                try download.write(bytes)
             } catch {
-                failure = TransportError(.fileSystem, "writing the download failed: \(error)")
+                failure = error
                 return 0
             }
         } else {
@@ -218,10 +219,12 @@ final class CurlTransfer {
         let head = HTTPResponse(
             status: .init(code: code, reasonPhrase: self.head.reason), headerFields: self.head.fields)
         var responseBody = ResponseBody.bytes(body)
-        if let file, let destination = options.destination {
-            try? file.close()
-            self.file = nil
-            responseBody = .file(destination.url)
+        if let download {
+            // Checked against Content-Length when the bytes are not decoded.
+            let identity = head.headerFields[.contentEncoding] == nil
+            let hasBody = request.head.method != .head && code != 204 && code != 304
+            let expected = identity && hasBody ? self.head.contentLength.map(Int64.init) : nil
+            responseBody = .file(try download.commit(expectedLength: expected))
         }
         return RawResponse(head: head, body: responseBody, metrics: metrics())
     }
@@ -259,12 +262,7 @@ final class CurlTransfer {
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
-    private static func open(_ destination: DownloadDestination) throws(TransportError) -> FileHandle {
-        try destination.prepare()
-        let path = destination.url.path
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { throw TransportError(.fileSystem, "cannot create \(path)") }
-        return handle
-    }
+    /// Removes a download's temporary file: every failure path calls this
+    /// before the caller hears of the failure, so nothing is left behind.
+    func abandonDownload() { download?.discard() }
 }

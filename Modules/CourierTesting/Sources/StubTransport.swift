@@ -115,12 +115,11 @@ public struct StubTransport: Transport {
         }
     }
 
+    /// Writes the body as a transport would: beside the destination, moved
+    /// into place when complete (``PartialDownload``).
     private static func write(_ bytes: [UInt8], to destination: DownloadDestination) throws {
-        try destination.prepare()
-        do {
-            try Data(bytes).write(to: destination.url)
-        } catch {
-            throw TransportError(.fileSystem, "writing \(destination.url.path) failed: \(error)")
-        }
+        let download = try PartialDownload(destination)
+        try download.write(bytes)
+        _ = try download.commit(expectedLength: Int64(bytes.count))
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 #endif
 
 /// The session's delegate: routes callbacks to each task's ``TaskState``.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let states = Mutex<[Int: TaskState]>([:])
     /// Where tasks are cancelled: FoundationNetworking's `cancel()` waits for
     /// the session's work queue, which can be busy for seconds with a fast
@@ -59,31 +59,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
         completionHandler(nil)
     }
 
-    func urlSession(
-        _ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL
-    ) {
-        guard let state = state(downloadTask) else { return }
-        if let http = downloadTask.response as? HTTPURLResponse { state.received(http) }
-        state.downloaded(to: location)
-    }
-
-    func urlSession(
-        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
-    ) {
-        guard let state = state(downloadTask) else { return }
-        if let limit = state.options.maxDownloadSize, totalBytesWritten > limit {
-            state.abort(TransportError(.bodyTooLarge, "the download exceeds \(limit) bytes"))
-            cancelInBackground(downloadTask)
-            return
-        }
-        state.wrote(totalBytesWritten)
-        state.options.progress?(
-            TransferProgress(
-                direction: .download, completed: totalBytesWritten,
-                total: totalBytesExpectedToWrite > 0 ? totalBytesExpectedToWrite : nil))
-    }
-
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let state = states.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         if let http = task.response as? HTTPURLResponse { state?.received(http) }
@@ -100,7 +75,15 @@ enum URLErrorMapping {
         // FoundationNetworking reports many libcurl failures as `unknown` (or
         // `unsupportedURL`) carrying libcurl's text: classify those by it.
         if urlError.code == .unknown || urlError.code == .unsupportedURL {
+            // FoundationNetworking drops libcurl's code here (the underlying
+            // error is NSURLErrorDomain -1 too): its text is all there is.
             let lower = text.lowercased()
+            let tlsMarkers = ["ssl", "certificate", "tls", "handshake", "pinned public key"]
+            if tlsMarkers.contains(where: lower.contains) { return TransportError(.tls, message) }
+            let codingMarkers = ["content unencoding", "content encoding", "unrecognized content"]
+            if codingMarkers.contains(where: lower.contains) {
+                return TransportError(.protocolError, message)
+            }
             let protocolMarkers = [
                 "chunk", "response code", "weird server reply", "http/0.9", "response headers",
             ]

@@ -17,6 +17,32 @@ extension BuiltinRoutes {
                 headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")], body: body))
     }
 
+    /// The most bytes `/gzip-bomb/{n}` expands to.
+    static let maxBombBytes = 256 * 1024 * 1024
+
+    /// `/gzip-bomb/{n}`: a small gzip body (`Content-Encoding: gzip`, its
+    /// compressed `Content-Length`) that decompresses to `n` zero bytes, at
+    /// most 256 MiB: for testing limits on decoded bytes.
+    static func gzipBomb(_ count: String) -> BuiltinAnswer {
+        guard let size = Int(count), size >= 0 else {
+            return BuiltinAnswer(
+                route: "/gzip-bomb/{n}", response: .json(.object(["error": .string("bad size")]), status: 400)
+            )
+        }
+        var zeros = ByteBuffer(repeating: 0, count: min(size, maxBombBytes))
+        guard var compressed = try? zeros.compress(with: .gzip()) else {
+            return BuiltinAnswer(
+                route: "/gzip-bomb/{n}",
+                response: .json(.object(["error": .string("compression failed")]), status: 500))
+        }
+        let body = compressed.readBytes(length: compressed.readableBytes) ?? []
+        return BuiltinAnswer(
+            route: "/gzip-bomb/{n}",
+            response: StubResponse(
+                headers: [("Content-Type", "application/octet-stream"), ("Content-Encoding", "gzip")],
+                body: body))
+    }
+
     /// `/upload`: counts the body's bytes and returns their SHA-256.
     static func upload(_ request: RecordedRequest) -> BuiltinAnswer {
         let digest = SHA256Digest.hex(of: request.body)

@@ -26,6 +26,10 @@ extension APIClient {
         public var timeout: Duration
         /// The largest in-memory response body: 64 MiB.
         public var maxBodySize: Int
+        /// The largest body a download endpoint may write to disk, counted
+        /// after decompression: `nil` (no limit) by default. Set one when a
+        /// server you do not control may answer with a decompression bomb.
+        public var maxDownloadSize: Int64?
         /// How many times response handlers may run a call again: 3.
         public var maxReplays: Int
         /// The clock for retry delays and deadlines.
@@ -45,6 +49,7 @@ extension APIClient {
             parameterEncoding: ParameterEncoding = .default,
             timeout: Duration = .seconds(60),
             maxBodySize: Int = TransportOptions.defaultMaxBodySize,
+            maxDownloadSize: Int64? = nil,
             maxReplays: Int = 3,
             clock: any CourierClock = SystemClock()
         ) {
@@ -60,6 +65,7 @@ extension APIClient {
             self.parameterEncoding = parameterEncoding
             self.timeout = timeout
             self.maxBodySize = maxBodySize
+            self.maxDownloadSize = maxDownloadSize
             self.maxReplays = maxReplays
             self.clock = clock
         }

@@ -102,6 +102,13 @@ public struct EndpointSpec: Sendable {
         get { box.fields.maxBodySize }
         set { SharedFields.unique(&box).fields.maxBodySize = newValue }
     }
+    /// The largest body a download (``destination``) may write, counted after
+    /// decompression; a larger one is refused at its announced length or
+    /// stopped at the limit, and leaves no file.
+    public var maxDownloadSize: Int64? {
+        get { box.fields.maxDownloadSize }
+        set { SharedFields.unique(&box).fields.maxDownloadSize = newValue }
+    }
 
     /// The fields themselves.
     private struct Fields: Sendable {
@@ -123,6 +130,7 @@ public struct EndpointSpec: Sendable {
         var transformer: (any ResponseTransformer)? = nil
         var destination: DownloadDestination? = nil
         var maxBodySize: Int? = nil
+        var maxDownloadSize: Int64? = nil
     }
 
     /// Creates a spec with defaults for everything but the essentials.

@@ -61,6 +61,7 @@ enum AttemptStage {
         let settings = state.settings
         let options = TransportOptions(
             timeout: timeout, destination: state.plan.spec.destination, maxBodySize: settings.maxBodySize,
+            maxDownloadSize: settings.maxDownloadSize,
             progress: state.plan.call.progress, cancellation: state.cancellation)
         var response: RawResponse
         do {

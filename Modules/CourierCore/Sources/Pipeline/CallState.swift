@@ -103,6 +103,7 @@ final class CallSettings: Sendable {
     let encoding: ParameterEncoding
     let timeout: Duration
     let maxBodySize: Int
+    let maxDownloadSize: Int64?
     let maxReplays: Int
     /// The client's endpoint mapping.
     let mapping: EndpointMapping
@@ -129,6 +130,7 @@ final class CallSettings: Sendable {
         encoding = spec.parameterEncoding ?? configuration.parameterEncoding
         timeout = spec.timeout ?? configuration.timeout
         maxBodySize = spec.maxBodySize ?? configuration.maxBodySize
+        maxDownloadSize = spec.maxDownloadSize ?? configuration.maxDownloadSize
         maxReplays = configuration.maxReplays
         mapping = configuration.endpointMapping
         parameterInterceptors = Self.joined(configuration.parameterInterceptors, spec.parameterInterceptors)
@@ -159,7 +161,8 @@ extension EndpointSpec {
     var overridesClientSettings: Bool {
         decoder != nil || retryPolicy != nil || validation != nil || parameterEncoding != nil
             || timeout != nil
-            || maxBodySize != nil || !parameterInterceptors.isEmpty || !callInterceptors.isEmpty
+            || maxBodySize != nil || maxDownloadSize != nil || !parameterInterceptors.isEmpty
+            || !callInterceptors.isEmpty
             || !attemptInterceptors.isEmpty || !plugins.isEmpty
     }
 }

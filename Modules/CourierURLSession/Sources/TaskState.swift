@@ -1,0 +1,182 @@
+import CourierCore
+import Foundation
+import HTTPTypes
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One task's progress and outcome, shared by the delegate and the caller.
+final class TaskState: Sendable {
+    private struct Storage {
+        var continuation: CheckedContinuation<RawResponse, any Error>?
+        /// The response head, converted once, and why it must be refused, if it must.
+        var head: HTTPResponse?
+        var headProblem: TransportError?
+        var body: [UInt8] = []
+        /// Where a download is being written, when the request has a destination.
+        var download: PartialDownload?
+        var failure: TransportError?
+        var received: Int64 = 0
+    }
+
+    let options: TransportOptions
+    let uploadTotal: Int64?
+    private let storage: Mutex<Storage>
+
+    init(options: TransportOptions, uploadTotal: Int64?, download: sending PartialDownload?) {
+        self.options = options
+        self.uploadTotal = uploadTotal
+        self.storage = Mutex(Storage(download: download))
+    }
+
+    /// The largest body this task may receive: on disk, or in memory.
+    private var limit: Int64? {
+        options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize
+    }
+
+    func start(_ continuation: CheckedContinuation<RawResponse, any Error>) {
+        let failure = storage.withLock { storage in
+            storage.continuation = continuation
+            return storage.failure
+        }
+        if failure != nil { finish(error: nil) }
+    }
+
+    /// Records why the task will end; the first reason wins.
+    func fail(_ error: TransportError) {
+        storage.withLock { storage in
+            if storage.failure == nil { storage.failure = error }
+        }
+    }
+
+    /// Records the response head (converted and checked by ``ResponseHeadCheck``
+    /// the first time only: the delegate reports it more than once) and
+    /// returns why it must be refused, if it must: ambiguous framing, or a
+    /// length announced over the limit (refused before any body byte).
+    @discardableResult
+    func received(_ response: HTTPURLResponse) -> TransportError? {
+        let limit = self.limit
+        return storage.withLock { storage in
+            if storage.head == nil {
+                let fields = Self.fields(response)
+                storage.head = HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
+                do throws(TransportError) {
+                    try ResponseHeadCheck.validate(fields)
+                    if let limit,
+                        let length = try ResponseHeadCheck.contentLength(fields[values: .contentLength]),
+                        Int64(length) > limit
+                    {
+                        throw TransportError(
+                            .bodyTooLarge,
+                            "the response announces \(length) bytes, over the limit of \(limit)")
+                    }
+                } catch {
+                    storage.headProblem = error
+                }
+            }
+            return storage.headProblem
+        }
+    }
+
+    private static func fields(_ response: HTTPURLResponse) -> HTTPFields {
+        var fields = HTTPFields()
+        for (key, value) in response.allHeaderFields {
+            guard let text = key as? String, let name = HTTPField.Name(text), let value = value as? String
+            else {
+                continue
+            }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        return fields
+    }
+
+    /// Fails the caller at once with `error`; the task is cancelled separately.
+    func abort(_ error: TransportError) {
+        fail(error)
+        finish(error: nil)
+    }
+
+    /// What became of bytes handed to ``append(_:)``.
+    enum Appended {
+        /// Kept.
+        case kept
+        /// Over the size limit, or not writable: the caller has been failed; cancel the task.
+        case overflowed
+        /// Dropped: the exchange has already failed.
+        case dropped
+    }
+
+    /// Appends body bytes — to memory, or to the download's file — up to the limit.
+    func append(_ data: Data) -> Appended {
+        let limit = self.limit
+        let (appended, total) = storage.withLock { storage -> (Appended, Int64) in
+            guard storage.failure == nil else { return (.dropped, storage.received) }
+            if let limit, storage.received + Int64(data.count) > limit {
+                storage.failure = TransportError(
+                    .bodyTooLarge,
+                    storage.download == nil
+                        ? "the body exceeds \(limit) bytes" : "the download exceeds \(limit) bytes")
+                return (.overflowed, storage.received)
+            }
+            if let download = storage.download {
+                do throws(TransportError) {
+                    try download.write(Array(data))
+                } catch {
+                    storage.failure = error
+                    return (.overflowed, storage.received)
+                }
+            } else {
+                storage.body += data
+            }
+            storage.received += Int64(data.count)
+            return (.kept, storage.received)
+        }
+        switch appended {
+        case .kept: options.progress?(TransferProgress(direction: .download, completed: total, total: nil))
+        case .overflowed: finish(error: nil)
+        case .dropped: break
+        }
+        return appended
+    }
+
+    /// Resumes the caller once: with the response (a download moved into
+    /// place first), or with the first failure (a download's file removed).
+    func finish(error: (any Error)?) {
+        let (continuation, outcome) = storage.withLock {
+            storage -> (CheckedContinuation<RawResponse, any Error>?, Result<RawResponse, any Error>) in
+            defer { storage.continuation = nil }
+            let outcome = Self.outcome(&storage, error: error)
+            if case .failure = outcome { storage.download?.discard() }
+            return (storage.continuation, outcome)
+        }
+        continuation?.resume(with: outcome)
+    }
+
+    private static func outcome(_ storage: inout Storage, error: (any Error)?) -> Result<
+        RawResponse, any Error
+    > {
+        if let failure = storage.failure { return .failure(failure) }
+        if let error { return .failure(URLErrorMapping.map(error)) }
+        if let problem = storage.headProblem { return .failure(problem) }
+        guard let head = storage.head else { return .failure(TransportError(.emptyResponse, "no response")) }
+        var body = ResponseBody.bytes(storage.body)
+        if let download = storage.download {
+            // Checked against Content-Length when the bytes are not decoded.
+            let identity =
+                head.headerFields[.contentEncoding] == nil && head.status.code != 204
+                && head.status.code != 304
+            let length = try? ResponseHeadCheck.contentLength(head.headerFields[values: .contentLength])
+            do throws(TransportError) {
+                body = .file(
+                    try download.commit(
+                        expectedLength: identity ? length.flatMap { $0 }.map(Int64.init) : nil))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let metrics = TransportMetrics(bytesReceived: storage.received)
+        return .success(RawResponse(head: head, body: body, metrics: metrics))
+    }
+}
