@@ -38,7 +38,9 @@ enum RequestBuilder {
         var headers = spec.node.headers
         if !spec.headers.isEmpty { headers.setAll(spec.headers) }
         let (body, contentType) = try makeBody(spec.content, encoding)
-        if let contentType, headers[.contentType] == nil { headers[.contentType] = contentType }
+        if let contentType, headers[.contentType] == nil {
+            headers[.contentType] = try RequestHeadCheck.checkedValue(contentType, for: .contentType)
+        }
         let head = HTTPRequest(
             method: spec.route.method, scheme: base.scheme, authority: base.authority, path: path,
             headerFields: headers

@@ -42,6 +42,10 @@ extension CourierError {
         public static let bodyNotReplayable = Code("bodyNotReplayable")
         /// No ``ResponseDecoder`` is configured but the endpoint needs one.
         public static let noDecoder = Code("noDecoder")
+        /// A header value, the authority (`Host`) or the path would carry a
+        /// control character; the request was refused before it was sent
+        /// (``RequestHeadCheck``).
+        public static let invalidHeader = Code("invalidHeader")
     }
 
     /// Where in the pipeline a call failed. The order is the pipeline's order.

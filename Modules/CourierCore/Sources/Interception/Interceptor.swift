@@ -108,7 +108,8 @@ extension Interceptor where Self == ClosureInterceptor {
     ) -> ClosureInterceptor {
         ClosureInterceptor(name: "bearer token (made at \(fileID):\(line))") { request, _, next in
             var request = request
-            request.head.headerFields[.authorization] = "Bearer \(try await token())"
+            request.head.headerFields[.authorization] = try RequestHeadCheck.checkedValue(
+                "Bearer \(try await token())", for: .authorization)
             return try await next(request)
         }
     }

@@ -105,6 +105,14 @@ enum AttemptStage {
                     attempt: context.attempt)
             }
         }
+        // The head as it leaves the last plugin: checked once, before anyone sends it.
+        do throws(CourierError) {
+            try RequestHeadCheck.check(head)
+        } catch var error {
+            error.request = head
+            error.attempt = context.attempt
+            throw error
+        }
         for plugin in plugins { await plugin.willSend(head, context: context) }
         let result: Result<RawResponse, CourierError>
         do {

@@ -1,0 +1,59 @@
+import HTTPTypes
+
+/// The checks a request head passes before any transport sends it: run once
+/// per attempt by the pipeline, on the head as it leaves the last
+/// interceptor and plugin, and by Courier wherever it turns a string of yours
+/// into a field value.
+///
+/// swift-http-types makes every `HTTPField` value legal as the field is made:
+/// control bytes (0x00–0x1F but tab, and 0x7F) become spaces. That closes
+/// header injection, but it changes what you meant to send, silently. Where
+/// Courier makes a field from a string (content types, the bearer token) it
+/// refuses such a string instead, with ``CourierError/Code/invalidHeader``
+/// naming the field and never echoing the value; build values from untrusted
+/// input with ``checkedValue(_:for:)`` to get the same. The authority (the
+/// `Host`) and the path are checked on every attempt: an interceptor that
+/// sets either with a space or a control byte is refused before sending.
+public enum RequestHeadCheck {
+    /// Returns `value` when it is a legal field value as written.
+    /// - Throws: ``CourierError/Code/invalidHeader``, naming `name`, when it
+    ///   holds a control byte (other than tab) or DEL.
+    public static func checkedValue(_ value: String, for name: HTTPField.Name) throws(CourierError) -> String
+    {
+        guard value.utf8.allSatisfy({ ($0 >= 0x20 && $0 != 0x7F) || $0 == 0x09 }) else {
+            throw CourierError(
+                .invalidHeader, stage: .build,
+                message: "the value for header \(name) contains a control character; it was not sent")
+        }
+        return value
+    }
+
+    /// Checks the head's authority and path for bytes no request line may carry.
+    /// - Throws: ``CourierError/Code/invalidHeader`` for the authority (`Host`)
+    ///   or the path.
+    static func check(_ head: HTTPRequest) throws(CourierError) {
+        if let authority = head.authority, !authority.utf8.allSatisfy(isAuthorityByte) {
+            throw CourierError(
+                .invalidHeader, stage: .interception,
+                message:
+                    "the request's authority (Host) contains a space or a control character; it was not sent",
+                request: nil)
+        }
+        if let path = head.path, path.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            throw CourierError(
+                .invalidHeader, stage: .interception,
+                message: "the request's path contains a space or a control character; it was not sent")
+        }
+    }
+
+    /// RFC 3986 host and port bytes: unreserved, sub-delims, `%`, `:`, `[`, `]`, `@`.
+    private static func isAuthorityByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            Array("-._~!$&'()*+,;=%:[]@".utf8).contains(byte)
+        }
+    }
+}
