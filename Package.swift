@@ -26,9 +26,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0")
     ],
     targets: [
+        // ThreadSanitizer annotations for CourierCore's lock (weak symbols: no-ops
+        // unless the build is sanitized).
+        .target(name: "CCourierSanitizer", path: "Modules/CCourierSanitizer"),
         .target(
             name: "CourierCore",
-            dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["CCourierSanitizer", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Modules/CourierCore/Sources"
         ),
         .target(

@@ -15,6 +15,8 @@ let suiteDependencies: [Target.Dependency] = [
     .product(name: "CourierCodable", package: "Courier"),
     .product(name: "CourierTesting", package: "Courier"),
     .product(name: "CourierMockServer", package: "CourierMockServer"),
+    // Locks ThreadSanitizer sees (pthread), for scripts/check-tsan.
+    .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
 ]
 
 let package = Package(
@@ -45,6 +47,7 @@ let package = Package(
             name: "CourierMockServerTests",
             dependencies: [
                 .product(name: "CourierMockServer", package: "CourierMockServer"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "CompressNIO", package: "compress-nio"),

@@ -32,6 +32,7 @@ let package = Package(
             name: "CourierMockServer",
             dependencies: [
                 "CLibCrypto",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -44,6 +45,7 @@ let package = Package(
             name: "courier-mock",
             dependencies: [
                 "CourierMockServer",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -6,6 +6,7 @@ import CourierTesting
 import CourierURLSession
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import Synchronization
 import Testing
 
@@ -276,15 +277,23 @@ struct TransportTests {
 }
 
 final class ProgressLog: Sendable {
-    private let storage = Mutex<[TransferProgress]>([])
-    func record(_ progress: TransferProgress) { storage.withLock { $0.append(progress) } }
-    var values: [TransferProgress] { storage.withLock { $0 } }
+    private let storage = NIOLockedValueBox<[TransferProgress]>([])
+    func record(_ progress: TransferProgress) { storage.withLockedValue { $0.append(progress) } }
+    var values: [TransferProgress] { storage.withLockedValue { $0 } }
 }
 
 /// The transports every conformance test runs over.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case curl
     case urlSession
+
+    /// Every transport, or only those named in `COURIER_TRANSPORTS`
+    /// (`curl,urlSession`): scripts/check-asan checks CourierCurl for leaks on
+    /// its own, without FoundationNetworking's.
+    static var allCases: [TransportKind] {
+        let chosen = ProcessInfo.processInfo.environment["COURIER_TRANSPORTS"]?.split(separator: ",")
+        return [.curl, .urlSession].filter { kind in chosen?.contains { $0 == kind.rawValue } ?? true }
+    }
 
     var testDescription: String { rawValue }
 

@@ -2,6 +2,7 @@ import CourierCore
 import CourierCurl
 import CourierURLSession
 import Foundation
+import NIOConcurrencyHelpers
 import Synchronization
 import Testing
 
@@ -9,6 +10,15 @@ import Testing
 enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case curl = "CourierCurl"
     case urlSession = "CourierURLSession"
+
+    /// Every transport, or only those named in `COURIER_TRANSPORTS`
+    /// (`curl,urlSession`), as ``TransportKind/allCases``.
+    static var allCases: [ContractTransport] {
+        let chosen = ProcessInfo.processInfo.environment["COURIER_TRANSPORTS"]?.split(separator: ",")
+        return [.curl, .urlSession].filter { kind in
+            chosen?.contains { $0 == (kind == .curl ? "curl" : "urlSession") } ?? true
+        }
+    }
 
     var testDescription: String { rawValue }
 
@@ -35,11 +45,11 @@ enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConverti
 
 /// Whether the contract being run has failed so far; assertions mark it.
 final class ContractOutcome: Sendable {
-    private let failed = Mutex(false)
+    private let failed = NIOLockedValueBox(false)
     @TaskLocal static var current: ContractOutcome?
 
-    func fail() { failed.withLock { $0 = true } }
-    var hasFailed: Bool { failed.withLock { $0 } }
+    func fail() { failed.withLockedValue { $0 = true } }
+    var hasFailed: Bool { failed.withLockedValue { $0 } }
 
     /// Marks the running contract failed.
     static func markFailed() { current?.fail() }
@@ -124,19 +134,19 @@ final class ContractSummary: Sendable {
     }
 
     static let shared = ContractSummary()
-    private let results = Mutex<[String: [ContractTransport: Result]]>([:])
+    private let results = NIOLockedValueBox<[String: [ContractTransport: Result]]>([:])
 
     private init() {
         atexit { ContractSummary.shared.printTable() }
     }
 
     func record(_ name: String, _ kind: ContractTransport, _ result: Result) {
-        results.withLock { $0[name, default: [:]][kind] = result }
+        results.withLockedValue { $0[name, default: [:]][kind] = result }
     }
 
     /// A Markdown table: one row per contract, one column per transport.
     var table: String {
-        let rows = results.withLock { $0 }
+        let rows = results.withLockedValue { $0 }
         guard !rows.isEmpty else { return "" }
         var lines = [
             "| contract | " + ContractTransport.allCases.map(\.rawValue).joined(separator: " | ") + " |",

@@ -2,6 +2,7 @@ import CourierCodable
 import CourierCore
 import CourierTesting
 import HTTPTypes
+import NIOConcurrencyHelpers
 import Synchronization
 import Testing
 
@@ -18,9 +19,9 @@ struct PipelineContracts {
 
     /// The token the refreshing interceptor sends.
     final class Token: Sendable {
-        private let value = Mutex("stale")
-        var current: String { value.withLock { $0 } }
-        func refresh() { value.withLock { $0 = "fresh" } }
+        private let value = NIOLockedValueBox("stale")
+        var current: String { value.withLockedValue { $0 } }
+        func refresh() { value.withLockedValue { $0 = "fresh" } }
     }
 
     /// Sends the current token; on a 401, refreshes it once and sends again.
@@ -90,12 +91,12 @@ struct PipelineContracts {
                     // Three calls, each stalled after the first bytes of its body.
                     let calls = (0..<3).map { _ in
                         Task {
-                            let once = Mutex(false)
+                            let once = NIOLockedValueBox(false)
                             return try await client.send(endpoint) { progress in
                                 guard progress.direction == .download, progress.completed > 0,
-                                    !once.withLock({ $0 })
+                                    !once.withLockedValue({ $0 })
                                 else { return }
-                                once.withLock { $0 = true }
+                                once.withLockedValue { $0 = true }
                                 started.yield()
                             }
                         }

@@ -2,6 +2,7 @@ import CourierCodable
 import CourierCore
 import CourierTesting
 import HTTPTypes
+import NIOConcurrencyHelpers
 import Synchronization
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 struct PluginContracts {
     /// Records every hook and stamps each attempt's request.
     final class Recorder: Plugin {
-        let events = Mutex<[String]>([])
+        let events = NIOLockedValueBox<[String]>([])
         let veto: Bool
         let replacement: RawResponse?
 
@@ -19,10 +20,10 @@ struct PluginContracts {
             self.replacement = replacement
         }
 
-        var recorded: [String] { events.withLock { $0 } }
+        var recorded: [String] { events.withLockedValue { $0 } }
 
         func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest {
-            events.withLock { $0.append("prepare \(context.attempt)") }
+            events.withLockedValue { $0.append("prepare \(context.attempt)") }
             if veto { throw CourierError.vetoed("offline mode") }
             var request = request
             request.headerFields[HTTPField.Name("X-Prepared") ?? .via] = "\(context.attempt)"
@@ -30,7 +31,7 @@ struct PluginContracts {
         }
 
         func willSend(_ request: HTTPRequest, context: CallContext) async {
-            events.withLock { $0.append("willSend \(context.attempt)") }
+            events.withLockedValue { $0.append("willSend \(context.attempt)") }
         }
 
         func didReceive(
@@ -39,13 +40,13 @@ struct PluginContracts {
             async
         {
             let what = (try? result.get()).map { "\($0.statusCode)" } ?? "error"
-            events.withLock { $0.append("didReceive \(context.attempt) \(what)") }
+            events.withLockedValue { $0.append("didReceive \(context.attempt) \(what)") }
         }
 
         func process(_ result: Result<RawResponse, CourierError>, context: CallContext) async
             -> Result<RawResponse, CourierError>
         {
-            events.withLock { $0.append("process") }
+            events.withLockedValue { $0.append("process") }
             return replacement.map { .success($0) } ?? result
         }
     }
@@ -97,12 +98,12 @@ struct PluginContracts {
         try await contract("plugins: veto calls back exactly once", kind) {
             try await ContractServer.with("plugins.json") { server in
                 let recorder = Recorder(veto: true)
-                let callbacks = Mutex<[Result<User, CourierError>]>([])
+                let callbacks = NIOLockedValueBox<[Result<User, CourierError>]>([])
                 let call = makeClient(kind, plugins: [recorder]).send(
                     Endpoint<User>(.get("vetoed"), on: server.node())
-                ) { result in callbacks.withLock { $0.append(result) } }
+                ) { result in callbacks.withLockedValue { $0.append(result) } }
                 await call.wait()
-                let results = callbacks.withLock { $0 }
+                let results = callbacks.withLockedValue { $0 }
                 check(results.count == 1, "callbacks: \(results.count)")
                 if case .failure(let error) = results.first {
                     check(error.code == .vetoed, "\(error)")

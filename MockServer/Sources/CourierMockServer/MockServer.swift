@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -69,7 +70,7 @@ public final class MockServer: Sendable {
 
     private let core: ServerCore
     private let group: any EventLoopGroup
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     /// The bound host.
     public let host: String
     /// The bound port.
@@ -89,7 +90,7 @@ public final class MockServer: Sendable {
         self.group = group
         self.host = host
         self.port = port
-        state.withLock { $0.listener = listener }
+        state.withLockedValue { $0.listener = listener }
     }
 
     /// Loads the contracts and starts listening.
@@ -172,7 +173,7 @@ public final class MockServer: Sendable {
     /// Stops listening, so that connection attempts are refused, until
     /// ``acceptConnections()``; open connections go on.
     public func refuseConnections() async throws {
-        let listener = state.withLock { state in
+        let listener = state.withLockedValue { state in
             defer { state.listener = nil }
             return state.listener
         }
@@ -181,9 +182,9 @@ public final class MockServer: Sendable {
 
     /// Listens again on the same port after ``refuseConnections()``.
     public func acceptConnections() async throws {
-        guard state.withLock({ $0.listener == nil && !$0.stopped }) else { return }
+        guard state.withLockedValue({ $0.listener == nil && !$0.stopped }) else { return }
         let listener = try await Self.bind(core: core, group: group, host: host, port: port)
-        state.withLock { $0.listener = listener }
+        state.withLockedValue { $0.listener = listener }
     }
 
     // MARK: - Verification and shutdown
@@ -198,7 +199,7 @@ public final class MockServer: Sendable {
 
     /// Stops listening and closes every connection.
     public func stop() async {
-        let listener = state.withLock { state in
+        let listener = state.withLockedValue { state in
             state.stopped = true
             defer { state.listener = nil }
             return state.listener

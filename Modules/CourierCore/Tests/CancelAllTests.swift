@@ -21,7 +21,7 @@ struct CancelAllTests {
         let endpoint = Endpoint<RawResponse>(.get("x"), on: .api)
         // Given three async calls and one with a completion handler, all waiting on the transport,
         let tasks = (0..<3).map { _ in Task { try await client.send(endpoint) } }
-        let completions = Mutex<[Result<RawResponse, CourierError>]>([])
+        let completions = Locked<[Result<RawResponse, CourierError>]>([])
         let handle = client.send(endpoint) { result in completions.withLock { $0.append(result) } }
         await clock.waitForSleepers(4)
         #expect(client.runningCalls == 4)

@@ -23,7 +23,7 @@ struct ResponseFormTests {
     }
 
     @Test func progressIsReportedForUploadAndDownload() async throws {
-        let reports = Mutex<[TransferProgress]>([])
+        let reports = Locked<[TransferProgress]>([])
         let client = makeClient(StubTransport.immediate(.json(#"{"id":1,"name":"A"}"#)))
         _ = try await client.send(
             Endpoint<User>(.put("u"), on: .api, content: .raw([1, 2, 3], contentType: "x/y")),

@@ -90,7 +90,7 @@ struct ValidationStageTests {
 /// `.codable` that counts how often the envelope is read.
 final class CountingDecoder: ResponseDecoder {
     private let inner: any ResponseDecoder = .codable
-    private let reads = Mutex(0)
+    private let reads = Locked(0)
 
     var envelopeReads: Int { reads.withLock { $0 } }
 

@@ -39,8 +39,8 @@ final class CurlEngine: TaskExecutor, Sendable {
     private let multiHandle: MultiHandle
     private var multi: UnsafeMutableRawPointer { multiHandle.pointer }
     private let configuration: CurlTransport.Configuration
-    private let queue = Mutex(Queue())
-    private let finished = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let queue = Locked(Queue())
+    private let finished = Locked<[CheckedContinuation<Void, Never>]>([])
     /// Transfers in libcurl, and waiting for a place, as last counted by the engine.
     let counts = Atomic<Int>(0)
     let waitingCount = Atomic<Int>(0)

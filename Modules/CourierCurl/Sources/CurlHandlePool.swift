@@ -13,7 +13,7 @@ final class CurlHandlePool: Sendable {
         let handle: CurlHandle
     }
 
-    private let idle = Mutex<[Idle]>([])
+    private let idle = Locked<[Idle]>([])
     private let capacity: Int
     private let configuration: CurlTransport.Configuration
 

@@ -80,7 +80,7 @@ struct EnvelopePeekTests {
 
     /// A model that must never be decoded.
     struct Untouchable: Decodable, Sendable {
-        static let decodings = Mutex(0)
+        static let decodings = Locked(0)
         init(from decoder: any Decoder) throws {
             Self.decodings.withLock { $0 += 1 }
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "decoded"))

@@ -24,7 +24,7 @@ public final class RecordingTransport: Transport {
     }
 
     private let wrapped: any Transport
-    private let storage = Mutex<[Record]>([])
+    private let storage = Locked<[Record]>([])
 
     /// Records requests on their way to `transport`.
     public init(_ transport: any Transport) { self.wrapped = transport }

@@ -60,7 +60,7 @@ public struct StubTransport: Transport {
         _ outcomes: [StubOutcome], exhausted: Exhausted = .repeatLast, latency: Duration = .zero,
         clock: any CourierClock = SystemClock()
     ) -> StubTransport {
-        let index = Mutex(0)
+        let index = Locked(0)
         return StubTransport(latency: latency, clock: clock) { _ in
             let position = index.withLock { value in
                 defer { value += 1 }

@@ -46,7 +46,7 @@ public final class TestClock: CourierClock {
 
     private let mode: Mode
     private let startDate: Date
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a clock at time zero; ``date`` starts at `startDate`.
     public init(mode: Mode = .autoAdvance, startDate: Date = Date(timeIntervalSince1970: 1_700_000_000)) {

@@ -73,7 +73,7 @@ struct TestKitTests {
     }
 
     @Test func recordingKeepsReplayableBodiesAndLeavesStreamsAlone() async throws {
-        let seen = Mutex<[UInt8]?>(nil)
+        let seen = Locked<[UInt8]?>(nil)
         let inner = StubTransport { request in
             seen.withLock { $0 = request.body }
             return .status(200)
@@ -105,7 +105,7 @@ struct TestKitTests {
 }
 
 final class IntLog: Sendable {
-    private let storage = Mutex<[Int]>([])
+    private let storage = Locked<[Int]>([])
     func append(_ value: Int) { storage.withLock { $0.append(value) } }
     var values: [Int] { storage.withLock { $0 } }
 }

@@ -8,7 +8,7 @@ import Synchronization
 
 /// The session's delegate: routes callbacks to each task's ``TaskState``.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let states = Mutex<[Int: TaskState]>([:])
+    private let states = Locked<[Int: TaskState]>([:])
     /// Where tasks are cancelled: FoundationNetworking's `cancel()` waits for
     /// the session's work queue, which can be busy for seconds with a fast
     /// sender, and that wait must not hold the delegate queue or the caller.

@@ -23,12 +23,12 @@ final class TaskState: Sendable {
 
     let options: TransportOptions
     let uploadTotal: Int64?
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
 
     init(options: TransportOptions, uploadTotal: Int64?, download: sending PartialDownload?) {
         self.options = options
         self.uploadTotal = uploadTotal
-        self.storage = Mutex(Storage(download: download))
+        self.storage = Locked(Storage(download: download))
     }
 
     /// The largest body this task may receive: on disk, or in memory.

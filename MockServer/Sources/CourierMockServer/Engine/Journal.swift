@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// One exchange as the server saw it.
@@ -118,15 +119,15 @@ public final class Journal: Sendable {
 
     /// The most entries kept.
     public let capacity: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
     /// Every entry kept, oldest first.
-    public var entries: [JournalEntry] { state.withLock { $0.ordered } }
+    public var entries: [JournalEntry] { state.withLockedValue { $0.ordered } }
 
     /// How many entries were dropped because the journal was full.
-    public var dropped: Int { state.withLock { $0.dropped } }
+    public var dropped: Int { state.withLockedValue { $0.dropped } }
 
     /// The entries a stub answered, oldest first.
     public func entries(stub id: String) -> [JournalEntry] { entries.filter { $0.stubID == id } }
@@ -143,7 +144,7 @@ public final class Journal: Sendable {
         _ count: Int, deadline: Duration = .seconds(60),
         where predicate: @escaping @Sendable (JournalEntry) -> Bool = { _ in true }
     ) async throws -> [JournalEntry] {
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
@@ -153,7 +154,7 @@ public final class Journal: Sendable {
         }
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
-            let ready: [JournalEntry]? = state.withLock { state in
+            let ready: [JournalEntry]? = state.withLockedValue { state in
                 let found = state.ordered.filter(predicate)
                 if found.count >= count { return found }
                 state.waiters.append(
@@ -173,7 +174,7 @@ public final class Journal: Sendable {
 
     /// Removes every entry (sequence numbers keep increasing).
     public func clear() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.storage = []
             state.start = 0
             state.dropped = 0
@@ -182,7 +183,7 @@ public final class Journal: Sendable {
 
     /// Records an entry and returns its sequence number.
     func record(_ build: (Int) -> JournalEntry) -> Int {
-        let (sequence, ready) = state.withLock { state in
+        let (sequence, ready) = state.withLockedValue { state in
             let sequence = state.nextSequence
             state.nextSequence += 1
             if state.storage.count < capacity {
@@ -200,7 +201,7 @@ public final class Journal: Sendable {
 
     /// Changes an entry still in the journal.
     func update(_ sequence: Int, _ change: (inout JournalEntry) -> Void) {
-        let ready = state.withLock { state in
+        let ready = state.withLockedValue { state in
             // Entries are stored in sequence order around the ring.
             guard let oldest = state.storage.isEmpty ? nil : state.storage[state.start].sequence,
                 sequence >= oldest, sequence - oldest < state.storage.count
@@ -229,7 +230,7 @@ public final class Journal: Sendable {
     }
 
     private func expire(_ id: Int, count: Int) {
-        let waiter: Waiter? = state.withLock { state in
+        let waiter: Waiter? = state.withLockedValue { state in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
             return state.waiters.remove(at: index)
         }

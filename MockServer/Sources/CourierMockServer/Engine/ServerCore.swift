@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
 
@@ -18,7 +19,7 @@ final class ServerCore: Sendable {
     let journal: Journal
     let logger: Logger
     private let origin = NIODeadline.now().uptimeNanoseconds
-    private let state = Mutex(Counters())
+    private let state = NIOLockedValueBox(Counters())
 
     /// What the accept loop decided for a connection, in accept order.
     struct Assignment: Sendable {
@@ -50,7 +51,7 @@ final class ServerCore: Sendable {
     /// gives it the next queued connection fault.
     func assign(_ channel: any Channel) {
         let now = now()
-        state.withLock { counters in
+        state.withLockedValue { counters in
             counters.connections += 1
             let fault = counters.connectionFaults.isEmpty ? nil : counters.connectionFaults.removeFirst()
             counters.assignments[ObjectIdentifier(channel)] = Assignment(
@@ -61,7 +62,7 @@ final class ServerCore: Sendable {
     /// The accept loop's decision for a connection (taken once).
     func takeAssignment(for channel: any Channel) -> Assignment {
         let now = now()
-        return state.withLock { counters in
+        return state.withLockedValue { counters in
             if let assignment = counters.assignments.removeValue(forKey: ObjectIdentifier(channel)) {
                 return assignment
             }
@@ -74,7 +75,7 @@ final class ServerCore: Sendable {
     /// ``closeConnections()`` new ones are closed at once.
     func track(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        let closed = state.withLock { counters in
+        let closed = state.withLockedValue { counters in
             if !counters.closed { counters.open[id] = channel }
             return counters.closed
         }
@@ -83,20 +84,20 @@ final class ServerCore: Sendable {
             return
         }
         channel.closeFuture.whenComplete { _ in
-            self.state.withLock { _ = $0.open.removeValue(forKey: id) }
+            self.state.withLockedValue { _ = $0.open.removeValue(forKey: id) }
         }
     }
 
     /// Stops tracking and returns every open connection, for the caller to close.
     func closeConnections() -> [any Channel] {
-        state.withLock { counters in
+        state.withLockedValue { counters in
             counters.closed = true
             defer { counters.open = [:] }
             return Array(counters.open.values)
         }
     }
 
-    func queue(_ faults: [ConnectionFault]) { state.withLock { $0.connectionFaults += faults } }
+    func queue(_ faults: [ConnectionFault]) { state.withLockedValue { $0.connectionFaults += faults } }
 }
 
 /// Sits in the listener's pipeline and sees each accepted connection in

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// What the registry decided for a request that matched a stub.
@@ -57,7 +58,7 @@ final class StubRegistry: Sendable {
     }
 
     private let loaded: [StubMapping]
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(stubs: [StubMapping]) {
         self.loaded = stubs
@@ -66,7 +67,7 @@ final class StubRegistry: Sendable {
 
     /// Adds or replaces a stub (same id); a newer stub wins ties in priority.
     func add(_ stub: StubMapping) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.entries.removeAll { $0.stub.id == stub.id }
             state.entries.append(Entry(stub: stub, order: state.nextOrder))
             state.nextOrder += 1
@@ -79,7 +80,7 @@ final class StubRegistry: Sendable {
 
     /// Removes a stub; returns whether it existed.
     func remove(id: String) -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             let before = state.entries.count
             state.entries.removeAll { $0.stub.id == id }
             state.reorder()
@@ -89,13 +90,13 @@ final class StubRegistry: Sendable {
 
     /// Every stub with its hit count, in match order.
     func stubs() -> [(stub: StubMapping, hits: Int)] {
-        state.withLock { state in state.ordered.map { ($0.stub, $0.hits) } }
+        state.withLockedValue { state in state.ordered.map { ($0.stub, $0.hits) } }
     }
 
     /// Sequence positions, hit counts, scenarios and failures back to the
     /// start; with `restoreMappings`, the stubs back to those loaded at start.
     func reset(restoreMappings: Bool) {
-        state.withLock { state in
+        state.withLockedValue { state in
             if restoreMappings {
                 state.entries = []
                 state.nextOrder = 0
@@ -121,17 +122,17 @@ final class StubRegistry: Sendable {
 
     /// Every scenario back to `Started`.
     func resetScenarios() {
-        state.withLock { state in
+        state.withLockedValue { state in
             for name in state.scenarios.keys { state.scenarios[name] = Self.startedState }
         }
     }
 
     /// The current state of every scenario.
-    func scenarios() -> [String: String] { state.withLock { $0.scenarios } }
+    func scenarios() -> [String: String] { state.withLockedValue { $0.scenarios } }
 
     /// Sets a scenario's state; returns false for an unknown scenario.
     func setScenario(_ name: String, to newState: String) -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.scenarios[name] != nil else { return false }
             state.scenarios[name] = newState
             return true
@@ -140,7 +141,7 @@ final class StubRegistry: Sendable {
 
     /// Every state a scenario's stubs mention.
     func possibleStates(of name: String) -> [String] {
-        state.withLock { state in
+        state.withLockedValue { state in
             var names: Set<String> = [Self.startedState]
             for entry in state.entries where entry.stub.scenario?.name == name {
                 if let required = entry.stub.scenario?.requiredState { names.insert(required) }
@@ -150,11 +151,11 @@ final class StubRegistry: Sendable {
         }
     }
 
-    func recordFailure(_ failure: String) { state.withLock { $0.failures.append(failure) } }
+    func recordFailure(_ failure: String) { state.withLockedValue { $0.failures.append(failure) } }
 
     /// Failures so far plus required stubs never hit: what `verify()` reports.
     func problems() -> [String] {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.failures
                 + state.ordered.filter { $0.stub.required && $0.hits == 0 }
                 .map { "required stub \"\($0.stub.id)\" was never hit" }
@@ -163,7 +164,7 @@ final class StubRegistry: Sendable {
 
     /// Picks the stub for a complete request and advances its sequence and scenario.
     func match(_ request: RecordedRequest) -> Result<MatchedResponse, NearMissReport> {
-        state.withLock { state in
+        state.withLockedValue { state in
             for index in state.matchOrder where Self.applies(state.entries[index], state) {
                 if state.entries[index].stub.request.matches(request) {
                     return .success(Self.serve(index, &state))
@@ -176,7 +177,7 @@ final class StubRegistry: Sendable {
     /// On the head alone: the stub whose next answer is a request-body fault,
     /// consumed only in that case.
     func matchRequestBodyFault(_ request: RecordedRequest) -> MatchedResponse? {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.hasRequestBodyFaults else { return nil }
             for index in state.matchOrder where Self.applies(state.entries[index], state) {
                 let entry = state.entries[index]

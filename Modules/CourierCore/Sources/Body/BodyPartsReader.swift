@@ -27,7 +27,7 @@ final class BodyPartsReader: Sendable {
 
     private let parts: [RequestBody.Part]
     private let chunkSize: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(parts: [RequestBody.Part], chunkSize: Int) {
         self.parts = parts

@@ -118,10 +118,10 @@ public struct RequestBody: Sendable {
 
 /// A stream that hands out its source once; later takers get an error.
 final class OneShotStream: Sendable {
-    private let source: Mutex<(any AsyncSequence<[UInt8], any Error> & Sendable)?>
+    private let source: Locked<(any AsyncSequence<[UInt8], any Error> & Sendable)?>
 
     init(_ chunks: some AsyncSequence<[UInt8], any Error> & Sendable) {
-        self.source = Mutex(chunks)
+        self.source = Locked(chunks)
     }
 
     func take() -> any AsyncSequence<[UInt8], any Error> & Sendable {

@@ -30,7 +30,7 @@ import Synchronization
 public final class APIClient: Sendable {
     /// The transport, decoder, interceptors, plugins and defaults.
     public let configuration: Configuration
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// The settings of endpoints that override none of the client's.
     let defaultSettings: CallSettings
 
@@ -45,7 +45,7 @@ public final class APIClient: Sendable {
     public init(configuration: Configuration, environment: ServerEnvironment = .production) {
         self.configuration = configuration
         self.defaultSettings = CallSettings(configuration)
-        self.state = Mutex(State(environment: environment))
+        self.state = Locked(State(environment: environment))
     }
 
     /// Creates a client; only the transport is required.

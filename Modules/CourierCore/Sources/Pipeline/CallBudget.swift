@@ -21,7 +21,7 @@ final class CallBudget: Sendable {
         var start: Duration?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Attempts begun so far in the call, every run of the loop included.
     var attempts: Int { state.withLock { $0.attempts } }

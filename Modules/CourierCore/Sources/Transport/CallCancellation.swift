@@ -39,7 +39,7 @@ public final class CallCancellation: Sendable {
         var handlers: [(id: UInt64, run: @Sendable () -> Void)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a cancellation that has not fired.
     public init() {}
@@ -95,7 +95,7 @@ extension TransportOptions {
         guard let cancellation else {
             return try await withTaskCancellationHandler(operation: operation, onCancel: onCancel)
         }
-        let once = Mutex(false)
+        let once = Locked(false)
         let fire: @Sendable () -> Void = {
             let first = once.withLock { fired in
                 defer { fired = true }

@@ -35,7 +35,7 @@ func makeClient(
 
 /// A thread-safe list that tests append events to.
 final class EventLog: Sendable {
-    private let storage = Mutex<[String]>([])
+    private let storage = Locked<[String]>([])
 
     func append(_ event: String) { storage.withLock { $0.append(event) } }
     var events: [String] { storage.withLock { $0 } }
@@ -43,7 +43,7 @@ final class EventLog: Sendable {
 
 /// Counts things across tasks.
 final class Counter: Sendable {
-    private let storage = Mutex(0)
+    private let storage = Locked(0)
 
     @discardableResult
     func increment() -> Int {
@@ -61,7 +61,7 @@ final class Counter: Sendable {
 func completionResults<R: Sendable>(
     _ client: APIClient, _ endpoint: Endpoint<R>, cancelImmediately: Bool = false
 ) async -> [Result<R, CourierError>] {
-    let results = Mutex<[Result<R, CourierError>]>([])
+    let results = Locked<[Result<R, CourierError>]>([])
     let call = client.send(endpoint) { result in results.withLock { $0.append(result) } }
     if cancelImmediately { call.cancel() }
     await call.wait()

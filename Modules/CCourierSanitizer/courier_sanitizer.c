@@ -1,0 +1,1 @@
+// Empty: the annotations are static inline functions in the header.
