@@ -45,7 +45,6 @@ let package = Package(
             name: "courier-mock",
             dependencies: [
                 "CourierMockServer",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

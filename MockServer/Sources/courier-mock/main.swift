@@ -3,7 +3,6 @@ import CourierMockServer
 import Dispatch
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import Synchronization
 
 #if canImport(Glibc)
@@ -102,16 +101,16 @@ struct CourierMock: AsyncParsableCommand {
 /// Resumes a continuation at most once, from whichever signal comes first,
 /// and keeps the signal sources alive while it waits.
 private final class Once: Sendable {
-    private let state: NIOLockedValueBox<(CheckedContinuation<String, Never>?, [any DispatchSourceSignal])>
+    private let state: Mutex<(CheckedContinuation<String, Never>?, [any DispatchSourceSignal])>
 
     init(_ continuation: CheckedContinuation<String, Never>) {
-        self.state = NIOLockedValueBox((continuation, []))
+        self.state = Mutex((continuation, []))
     }
 
-    func keep(_ source: any DispatchSourceSignal) { state.withLockedValue { $0.1.append(source) } }
+    func keep(_ source: any DispatchSourceSignal) { state.withLock { $0.1.append(source) } }
 
     func resume(_ name: String) {
-        let continuation = state.withLockedValue { state in
+        let continuation = state.withLock { state in
             defer { state.0 = nil }
             return state.0
         }
