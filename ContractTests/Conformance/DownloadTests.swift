@@ -86,6 +86,23 @@ struct DownloadTests {
         }
     }
 
+    /// A bomb in the body of a redirect is stopped at the limit like any
+    /// other body: Courier follows redirects itself, so a 3xx body is read by
+    /// the same code. CourierCurl only: FoundationNetworking reads a redirect's
+    /// whole body into memory before it tells its delegate anything, so
+    /// URLSessionTransport cannot bound it (its documentation says so).
+    @Test func aBombInARedirectBodyIsStoppedAtTheLimit() async throws {
+        guard TransportKind.allCases.contains(.curl) else { return }
+        try await withMockServer { server async throws in
+            await expectTransportError(.bodyTooLarge, "curl: a gzip bomb in a 302") {
+                try await TransportKind.curl.transport.send(
+                    request(server, "/gzip-bomb/67108864?status=302"), options: .init(maxBodySize: 1_000_000))
+            }
+            // The redirect was not followed: the limit stopped it first.
+            #expect(server.journal.entries.map(\.request.path) == ["/gzip-bomb/67108864"])
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aFileInTheWayIsKeptUnlessReplacingIsAllowed(kind: TransportKind) async throws {
         try await Self.withFolder { folder in

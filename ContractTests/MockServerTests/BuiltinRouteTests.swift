@@ -110,6 +110,23 @@ struct BuiltinRouteTests {
                     == .object(["bytes": .int(100_000), "sha256": .string(digest)]))
         }
     }
+
+    @Test func gzipBombsExpandAndCanBeRedirects() async throws {
+        try await withServer { server async throws in
+            for (target, status) in [("/gzip-bomb/100000", 200), ("/gzip-bomb/100000?status=302", 302)] {
+                let bomb = try await RawClient.send(port: server.port, target)
+                #expect(bomb.status == status)
+                #expect(bomb.header("Content-Encoding") == "gzip")
+                #expect(bomb.header("Location") == (status == 302 ? "/anything" : nil))
+                #expect(bomb.body.count < 1_000)
+                var buffer = ByteBuffer(bytes: bomb.body)
+                var plain = try buffer.decompress(with: .gzip())
+                let bytes = plain.readBytes(length: plain.readableBytes) ?? []
+                #expect(bytes.count == 100_000)
+                #expect(bytes.allSatisfy { $0 == 0 })
+            }
+        }
+    }
 }
 
 struct RobustnessTests {

@@ -88,6 +88,20 @@ struct ContractLoadingTests {
             "contracts directory"
         ),
         (#"{"request": [], "response": {}}"#, "$.request", "expected an object"),
+        // Found by fuzz-contract: a name that is not a token, and a value with a
+        // line break (the server would have written another header), were taken.
+        (
+            #"{"request": {}, "response": {"headers": {"Retry-Aft[er": "1"}}}"#,
+            "$.response.headers.Retry-Aft[er", "not a valid header name"
+        ),
+        (
+            #"{"request": {}, "response": {"headers": {"X-A": "1\r\nSet-Cookie: a=b"}}}"#,
+            "$.response.headers.X-A", "control character"
+        ),
+        (
+            #"{"request": {}, "response": {"headers": {"X-A": ["ok", "nul\u0000"]}}}"#,
+            "$.response.headers.X-A", "control character"
+        ),
         (#"{"request": {}, "response": {"#, "$", "not valid JSON"),
     ])
     func badContractsNameFileAndPath(json: String, path: String, message: String) throws {

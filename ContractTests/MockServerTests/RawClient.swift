@@ -1,5 +1,6 @@
 import CourierMockServer
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -18,6 +19,9 @@ struct RawExchange: Sendable {
         case reset
         /// The test stopped reading on purpose.
         case stoppedReading
+        /// The server never ended the connection; the client's safety net
+        /// (a minute) cut it off.
+        case neverClosed
     }
 
     var bytes: [UInt8]
@@ -115,11 +119,13 @@ enum RawClient {
         // A safety net against a hung test, not a timing assertion: a server
         // that never closes is cut off after a minute and the test fails on
         // what it then sees.
+        let cutOff = NIOLockedValueBox(false)
         let safety = channel.channel.eventLoop.scheduleTask(in: .seconds(60)) {
+            cutOff.withLockedValue { $0 = true }
             channel.channel.close(promise: nil)
         }
         defer { safety.cancel() }
-        return try await channel.executeThenClose { inbound, outbound in
+        let exchange = try await channel.executeThenClose { inbound, outbound in
             do {
                 try await outbound.write(ByteBuffer(bytes: request))
             } catch let error as IOError where error.errnoCode == ECONNRESET || error.errnoCode == EPIPE {
@@ -139,6 +145,8 @@ enum RawClient {
                 return RawExchange(bytes: received, ending: .reset)
             }
         }
+        if cutOff.withLockedValue({ $0 }) { return RawExchange(bytes: exchange.bytes, ending: .neverClosed) }
+        return exchange
     }
 
     /// A GET (or other) request with `Connection: close`, so the server ends the exchange.
@@ -172,7 +180,10 @@ enum RawClient {
             .channelOption(.allowRemoteHalfClosure, value: true)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    // Outbound half-closure on, so that `halfClose` sends a FIN.
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                        wrappingChannelSynchronously: channel,
+                        configuration: .init(isOutboundHalfClosureEnabled: true))
                 }
             }
     }

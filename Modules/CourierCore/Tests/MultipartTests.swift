@@ -64,6 +64,31 @@ struct MultipartTests {
         #expect(throws: CourierError.self) { try named.makeBody() }
     }
 
+    /// Found by fuzz-multipart: content holding the delimiter used to end
+    /// its part early at the server, and the form was sent anyway.
+    @Test(arguments: [Array("a\r\n--XyZ\r\nb".utf8), Array("--XyZ--".utf8), Array("x\r\n--XyZ".utf8)])
+    func contentHoldingTheBoundaryIsRefused(content: [UInt8]) {
+        var form = MultipartForm(boundary: "XyZ")
+        form.append(data: content, name: "field")
+        #expect(throws: CourierError.self) { try form.makeBody() }
+        var near = MultipartForm(boundary: "XyZ")
+        near.append(data: Array("a\n--XyZ and --XyZ without a CR LF before".utf8), name: "field")
+        #expect(throws: Never.self) { try near.makeBody() }
+    }
+
+    /// Found by fuzz-multipart: a boundary with `;` or `"` was put into the
+    /// Content-Type bare, so a server read another boundary than the body's.
+    @Test func boundariesFollowRFC2046AndAreQuotedWhenNeeded() throws {
+        for bad in ["a;b", "a\"b", "trailing ", "", String(repeating: "b", count: 71), "caf\u{E9}"] {
+            #expect(throws: CourierError.self, "\(bad)") { try MultipartForm(boundary: bad).makeBody() }
+        }
+        let spaced = MultipartForm(boundary: "a b:c=d")
+        _ = try spaced.makeBody()
+        #expect(spaced.contentType == "multipart/form-data; boundary=\"a b:c=d\"")
+        #expect(
+            MultipartForm(boundary: "plain-1_2.3").contentType == "multipart/form-data; boundary=plain-1_2.3")
+    }
+
     @Test func quotesInNamesAreEscaped() async throws {
         var form = MultipartForm(boundary: "B")
         form.append(data: [], name: "a\"b", filename: "c\\d")

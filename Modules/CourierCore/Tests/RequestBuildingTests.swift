@@ -64,13 +64,34 @@ struct RequestBuildingTests {
         #expect(error?.message.contains("mock") == true)
     }
 
-    @Test(arguments: ["ftp://example.com", "not a url", "https://", ""])
+    /// The percent-escaped and non-ASCII hosts were found by fuzz-request:
+    /// the parser decoded `%0D%0A` into the authority.
+    @Test(arguments: [
+        "ftp://example.com", "not a url", "https://", "", "http://a%0D%0Ab/", "http://a%20b/",
+        "http://caf\u{E9}.example/", "http://[::1/", "http://[example]/",
+    ])
     func invalidBaseURLsFailClearly(base: String) async {
         let client = makeClient(StubTransport.immediate(.json("{}")))
         let error = await expectFailure(
             client, Endpoint<RawResponse>(.get("x"), on: Node("bad", baseURL: base)))
         #expect(error?.code == .invalidRequest)
         #expect(error?.message.contains("bad") == true)
+    }
+
+    /// Found by fuzz-request: non-ASCII literal text went out as raw bytes.
+    @Test func nonASCIILiteralRoutesArePercentEncoded() async throws {
+        let record = try await sent(Endpoint<RawResponse>(.get("caf\u{E9}/\("\u{E9}")/men\u{FC}"), on: .api))
+        #expect(record.head.path == "/v1/caf%C3%A9/%C3%A9/men%C3%BC")
+        #expect(Route.get("caf\u{E9}").description == "GET caf\u{E9}")
+        let client = makeClient(StubTransport.immediate(.json("{}")))
+        let raw = Endpoint<RawResponse>(.get(RoutePath(escaped: "caf\u{E9}")), on: .api)
+        #expect(await expectFailure(client, raw)?.code == .invalidRequest)
+    }
+
+    @Test func ipv6AndPortsStillWork() async throws {
+        let node = Node("n", baseURL: "http://[::1]:8080/api")
+        let record = try await sent(Endpoint<RawResponse>(.get("x"), on: node))
+        #expect(record.head.authority == "[::1]:8080")
     }
 
     @Test func literalPathsWithSpacesOrQueriesAreRejected() async {

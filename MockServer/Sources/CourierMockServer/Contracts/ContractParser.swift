@@ -195,10 +195,18 @@ struct ContractParser {
         let explicitNames = Set(explicit.map { $0.0.lowercased() })
         response.headers = defaultHeaders.filter { !explicitNames.contains($0.name.lowercased()) }
         for (name, values) in explicit {
-            if name.utf8.contains(where: { $0 <= 32 || $0 == 58 || $0 >= 127 }) {
-                throw reader.error("headers.\(name)", "is not a valid header name")
+            guard Self.isToken(name) else {
+                throw reader.error("headers.\(name)", "is not a valid header name (RFC 9110 token)")
             }
-            for value in values { response.headers.append((name, value)) }
+            for value in values {
+                // A line break would end the field and start another: the
+                // server would write a different response than the file says.
+                guard value.utf8.allSatisfy({ ($0 >= 32 && $0 != 127) || $0 == 9 }) else {
+                    throw reader.error(
+                        "headers.\(name)", "has a control character (CR, LF, NUL…) in its value")
+                }
+                response.headers.append((name, value))
+            }
         }
         if let fixed = try reader.int("fixedDelayMilliseconds", in: 0...600_000) {
             response.delay = .fixed(milliseconds: fixed)
@@ -246,6 +254,15 @@ struct ContractParser {
             return preset.response(code: code, message: message, data: data, keys: keys)
         }
         return .json(.object([keys.code: code, keys.message: .string(message), keys.data: data]))
+    }
+
+    /// RFC 9110 `token`: letters, digits and ``!#$%&'*+-.^_`|~``.
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+                    || Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            }
     }
 
     private func loadBodyFile(_ name: String, reader: ContractReader) throws(ContractError) -> [UInt8] {

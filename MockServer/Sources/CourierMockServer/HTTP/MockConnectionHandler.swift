@@ -35,6 +35,8 @@ final class MockConnectionHandler: ChannelInboundHandler {
     /// No more answers on this connection: closed, stalled or half-closed.
     private var silent = false
     private var exchanges = 0
+    /// The client closed its side (FIN): answer what is owed, then close.
+    private var inputClosed = false
 
     init(core: ServerCore, info: ConnectionInfo) {
         self.core = core
@@ -125,6 +127,27 @@ final class MockConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// The client closed its side of the connection (FIN; the server allows
+    /// half-closed connections for the half-close faults). Answers already
+    /// owed are still sent — a client may half-close right after its
+    /// request — and then, or at once when nothing is owed, the connection is
+    /// closed: otherwise every client that hangs up an idle keep-alive
+    /// connection would leave it open here (found by scripts/soak: one
+    /// descriptor per connect-and-close, without end).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            inputClosed = true
+            closeIfDone(context: context)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Closes a connection whose client hung up once nothing more is owed.
+    private func closeIfDone(context: ChannelHandlerContext) {
+        guard inputClosed, !busy, queue.isEmpty else { return }
+        context.close(promise: nil)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         silent = true
         context.fireChannelInactive()
@@ -165,6 +188,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
         case .keepAlive: processNext(context: context)
         case .closed, .silent: silent = true
         }
+        closeIfDone(context: context)
     }
 
     /// A request-body fault: answer (or close) now, without the body.

@@ -22,8 +22,9 @@ extension BuiltinRoutes {
 
     /// `/gzip-bomb/{n}`: a small gzip body (`Content-Encoding: gzip`, its
     /// compressed `Content-Length`) that decompresses to `n` zero bytes, at
-    /// most 256 MiB: for testing limits on decoded bytes.
-    static func gzipBomb(_ count: String) -> BuiltinAnswer {
+    /// most 256 MiB: for testing limits on decoded bytes. `?status=302` (any
+    /// 3xx) sends it as the body of a redirect to `/anything`.
+    static func gzipBomb(_ count: String, _ request: RecordedRequest) -> BuiltinAnswer {
         guard let size = Int(count), size >= 0 else {
             return BuiltinAnswer(
                 route: "/gzip-bomb/{n}", response: .json(.object(["error": .string("bad size")]), status: 400)
@@ -36,11 +37,14 @@ extension BuiltinRoutes {
                 response: .json(.object(["error": .string("compression failed")]), status: 500))
         }
         let body = compressed.readBytes(length: compressed.readableBytes) ?? []
+        var headers = [("Content-Type", "application/octet-stream"), ("Content-Encoding", "gzip")]
+        let redirect = request.queryValue("status").flatMap(Int.init).flatMap {
+            (300...399).contains($0) ? $0 : nil
+        }
+        if redirect != nil { headers.append(("Location", "/anything")) }
         return BuiltinAnswer(
             route: "/gzip-bomb/{n}",
-            response: StubResponse(
-                headers: [("Content-Type", "application/octet-stream"), ("Content-Encoding", "gzip")],
-                body: body))
+            response: StubResponse(status: redirect ?? 200, headers: headers, body: body))
     }
 
     /// `/upload`: counts the body's bytes and returns their SHA-256.

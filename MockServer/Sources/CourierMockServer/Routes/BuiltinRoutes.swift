@@ -38,7 +38,7 @@ enum BuiltinRoutes {
         case ("basic-auth", 2): return basicAuth(user: rest[0], password: rest[1], request)
         case ("bearer", 0): return bearer(request)
         case ("gzip", 0): return gzip(request)
-        case ("gzip-bomb", 1): return gzipBomb(rest[0])
+        case ("gzip-bomb", 1): return gzipBomb(rest[0], request)
         case ("upload", 0): return upload(request)
         default: return nil
         }

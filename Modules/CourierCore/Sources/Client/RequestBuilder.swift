@@ -83,14 +83,16 @@ enum RequestBuilder {
     }
 
     /// Literal route text must not smuggle in spaces, control characters, a
-    /// query or a fragment; interpolated values are escaped already.
+    /// query or a fragment; interpolated values are escaped already, and so
+    /// is non-ASCII literal text (only ``RoutePath/init(escaped:)`` can bring
+    /// a raw non-ASCII byte here).
     private static func checkPath(_ path: String) throws(CourierError) {
         for byte in path.utf8
-        where byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "?") {
+        where byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "?") {
             throw CourierError(
                 .invalidRequest, stage: .build,
-                message: "route path \"\(path)\" contains a space, control character, '?' or '#'; "
-                    + "put values in interpolations and parameters in the query")
+                message: "route path \"\(path.prefix(200))\" contains a space, a control or non-ASCII "
+                    + "character, '?' or '#'; put values in interpolations and parameters in the query")
         }
     }
 }

@@ -15,11 +15,12 @@ struct BaseURL: Sendable, Hashable {
     /// The percent-encoded query the base URL carries, if any.
     let query: String?
 
-    /// Parses an http(s) URL with a host; `nil` for anything else.
+    /// Parses an http(s) URL with a host that can be sent as it is
+    /// (``RequestHeadCheck/isHostName(_:)``); `nil` for anything else.
     init?(_ string: String) {
         guard let components = URLComponents(string: string),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = components.host, !host.isEmpty
+            let host = components.percentEncodedHost, RequestHeadCheck.isHostName(host)
         else { return nil }
         var authority = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         if let port = components.port { authority += ":\(port)" }

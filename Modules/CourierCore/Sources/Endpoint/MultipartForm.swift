@@ -38,8 +38,14 @@ public struct MultipartForm: Sendable {
             boundary ?? "courier-" + (0..<24).map { _ in String(Int.random(in: 0..<36), radix: 36) }.joined()
     }
 
-    /// The `Content-Type` header value, with the boundary.
-    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+    /// The `Content-Type` header value, with the boundary (quoted when it
+    /// holds characters a bare parameter value cannot, such as `:` or a space).
+    public var contentType: String {
+        let bare = boundary.utf8.allSatisfy { byte in
+            Self.isLetterOrDigit(byte) || Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+        return "multipart/form-data; boundary=" + (bare ? boundary : "\"\(boundary)\"")
+    }
 
     /// Adds a text field.
     public mutating func append(field name: String, value: String) {
@@ -65,17 +71,28 @@ public struct MultipartForm: Sendable {
     }
 
     /// The body: each part's headers as bytes, its content as bytes or a file.
-    /// - Throws: ``CourierError/Code/invalidRequest`` for a missing file, or a
-    ///   name, filename, content type or boundary that would break the framing.
+    ///
+    /// In-memory content is searched for the boundary's delimiter: a part
+    /// that contains it would end early at the server, so the form is refused
+    /// instead. Files are not read to search them; with the default random
+    /// boundary (24 random base-36 characters) a collision is not a practical
+    /// concern, with a boundary of your own it is yours to rule out.
+    /// - Throws: ``CourierError/Code/invalidRequest`` for a missing file, a
+    ///   boundary that is not 1–70 RFC 2046 characters, a boundary found in a
+    ///   part's content, or a name, filename or content type with CR, LF or NUL.
     public func makeBody() throws(CourierError) -> RequestBody {
-        try Self.checkHeaderSafe(boundary, what: "boundary")
-        if boundary.isEmpty || boundary.utf8.count > 70 {
-            throw CourierError(
-                .invalidRequest, stage: .build, message: "multipart boundary must be 1–70 bytes")
-        }
+        try Self.checkBoundary(boundary)
+        let delimiter = Array("\r\n--\(boundary)".utf8)
         var runs: [RequestBody.Part] = []
         var pending: [UInt8] = []
         for part in parts {
+            if case .bytes(let bytes) = part.source, Self.contains(delimiter, in: bytes) {
+                throw CourierError(
+                    .invalidRequest, stage: .build,
+                    message:
+                        "multipart part \"\(part.name.prefix(100))\" contains the boundary; choose another boundary"
+                )
+            }
             try Self.checkHeaderSafe(part.name, what: "part name")
             var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.quote(part.name))\""
             if let filename = part.filename {
@@ -109,6 +126,30 @@ public struct MultipartForm: Sendable {
     /// as browsers do.
     private static func quote(_ text: String) -> String {
         text.replacing("\\", with: "%5C").replacing("\"", with: "%22")
+    }
+
+    /// RFC 2046: 1–70 characters from letters, digits and `'()+_,-./:=?` and
+    /// space, not ending in a space.
+    private static func checkBoundary(_ boundary: String) throws(CourierError) {
+        let allowed = Array("'()+_,-./:=? ".utf8)
+        guard (1...70).contains(boundary.utf8.count), boundary.utf8.last != UInt8(ascii: " "),
+            boundary.utf8.allSatisfy({ isLetterOrDigit($0) || allowed.contains($0) })
+        else {
+            throw CourierError(
+                .invalidRequest, stage: .build,
+                message: "multipart boundary must be 1–70 letters, digits or '()+_,-./:=? and spaces, "
+                    + "not ending in a space (RFC 2046)")
+        }
+    }
+
+    /// Whether the delimiter occurs in `content` as the part's reader sees it:
+    /// after the blank line that ends the part's head.
+    private static func contains(_ delimiter: [UInt8], in content: [UInt8]) -> Bool {
+        content.starts(with: delimiter.dropFirst(2)) || content.firstRange(of: delimiter) != nil
+    }
+
+    private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
     }
 
     private static func checkHeaderSafe(_ text: String, what: String) throws(CourierError) {

@@ -107,7 +107,7 @@ public struct Node: Sendable, Hashable {
             throw CourierError(
                 .invalidRequest, stage: .build,
                 message: "node \(name) has an invalid base URL \"\(urls[key] ?? "")\" "
-                    + "(need http:// or https:// and a host)")
+                    + "(need http:// or https:// and an ASCII host name or IP address)")
         }
         return parsed
     }

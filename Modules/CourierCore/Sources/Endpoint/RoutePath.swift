@@ -36,9 +36,10 @@ public struct RoutePath: Sendable, Hashable, CustomStringConvertible, Expressibl
             escaped.reserveCapacity(literalCapacity + interpolationCount * 8)
         }
 
-        /// Literal text: kept as written.
+        /// Literal text: kept as written, but for non-ASCII characters,
+        /// which are percent-encoded as UTF-8.
         public mutating func appendLiteral(_ literal: String) {
-            escaped += literal
+            escaped += RoutePath.escapeNonASCII(literal)
             template += literal
         }
 
@@ -56,9 +57,11 @@ public struct RoutePath: Sendable, Hashable, CustomStringConvertible, Expressibl
         }
     }
 
-    /// A path without interpolation, kept as written.
+    /// A path without interpolation, kept as written but for non-ASCII
+    /// characters, which are percent-encoded as UTF-8 (`"café"` is sent as
+    /// `caf%C3%A9`).
     public init(stringLiteral value: String) {
-        self.escaped = value
+        self.escaped = Self.escapeNonASCII(value)
         self.template = value
     }
 
@@ -68,7 +71,8 @@ public struct RoutePath: Sendable, Hashable, CustomStringConvertible, Expressibl
         self.template = stringInterpolation.template
     }
 
-    /// A path given as already-escaped text; nothing is changed.
+    /// A path given as already-escaped text; nothing is changed (a non-ASCII
+    /// character in it fails the call when it is built).
     public init(escaped: String) {
         self.escaped = escaped
         self.template = escaped
@@ -76,6 +80,20 @@ public struct RoutePath: Sendable, Hashable, CustomStringConvertible, Expressibl
 
     /// The escaped path.
     public var description: String { escaped }
+
+    /// Literal text with every byte outside ASCII percent-encoded.
+    static func escapeNonASCII(_ text: String) -> String {
+        guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += PercentEncoding.escape(String(scalar))
+            }
+        }
+        return out
+    }
 
     /// Escapes one path segment: everything but unreserved characters; a
     /// dots-only value has its dots escaped too.

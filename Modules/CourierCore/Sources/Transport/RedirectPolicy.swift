@@ -12,6 +12,9 @@ import HTTPTypes
 /// The rules:
 /// - only `http` and `https` targets, and never from `https` down to `http`
 ///   unless ``allowsDowngrade``;
+/// - only hosts that can be sent as they are: ASCII names and IP addresses,
+///   no percent-escapes (a `Location` whose host decodes to a line break or a
+///   space is refused, not sent);
 /// - at most ``maxRedirects`` hops, and never the same URL twice (a loop);
 /// - on a hop to another origin (scheme, host or port), only the header
 ///   fields in ``crossOriginHeaders`` are kept: `Authorization`, `Cookie`
@@ -73,8 +76,9 @@ public struct RedirectPolicy: Sendable {
         }
         guard let base = URL(string: current),
             let target = URL(string: location, relativeTo: base)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), let host = target.host, !host.isEmpty
-        else { throw TransportError(.redirectRefused, "invalid redirect target \(location)") }
+            let scheme = target.scheme?.lowercased(), let host = target.host(percentEncoded: true),
+            RequestHeadCheck.isHostName(host)
+        else { throw TransportError(.redirectRefused, "invalid redirect target \(location.prefix(200))") }
         guard scheme == "http" || scheme == "https" else {
             throw TransportError(.redirectRefused, "redirect to a \(scheme) URL refused")
         }

@@ -46,6 +46,32 @@ public enum RequestHeadCheck {
         }
     }
 
+    /// Whether `host` (without a port) can be sent as it is: a name of ASCII
+    /// letters, digits, `-`, `.`, `_` and `~`, or an IPv6 literal (hex digits,
+    /// `:` and `.`, with or without brackets).
+    ///
+    /// Base URLs and redirect targets are held to this. Percent-escapes are
+    /// refused (a URL parser decodes them into the host: `%0D%0A` becomes a
+    /// line break), and so are non-ASCII names: an internationalised name must
+    /// be given in its ASCII (`xn--`) form, as DNS knows it.
+    static func isHostName(_ host: some StringProtocol) -> Bool {
+        var bytes = Substring(host).utf8[...]
+        let bracketed = bytes.first == UInt8(ascii: "[")
+        if bracketed {
+            guard bytes.count > 2, bytes.last == UInt8(ascii: "]") else { return false }
+            bytes = bytes.dropFirst().dropLast()
+        }
+        if bracketed || bytes.contains(UInt8(ascii: ":")) {
+            return bytes.contains(UInt8(ascii: ":"))
+                && bytes.allSatisfy { $0.isHexDigit || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }
+        }
+        return !bytes.isEmpty
+            && bytes.allSatisfy {
+                $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+                    || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "~")
+            }
+    }
+
     /// RFC 3986 host and port bytes: unreserved, sub-delims, `%`, `:`, `[`, `]`, `@`.
     private static func isAuthorityByte(_ byte: UInt8) -> Bool {
         switch byte {
@@ -55,5 +81,17 @@ public enum RequestHeadCheck {
         default:
             Array("-._~!$&'()*+,;=%:[]@".utf8).contains(byte)
         }
+    }
+}
+
+extension UInt8 {
+    /// `0–9`, `a–f`, `A–F`.
+    fileprivate var isHexDigit: Bool {
+        (48...57).contains(self) || (65...70).contains(self) || (97...102).contains(self)
+    }
+
+    /// `0–9`, `a–z`, `A–Z`.
+    fileprivate var isASCIILetterOrDigit: Bool {
+        (48...57).contains(self) || (65...90).contains(self) || (97...122).contains(self)
     }
 }

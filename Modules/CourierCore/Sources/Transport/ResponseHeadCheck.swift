@@ -30,17 +30,16 @@ public enum ResponseHeadCheck {
         .protocolError, "the response has both Content-Length and Transfer-Encoding (ambiguous framing)")
 
     /// The body length the `Content-Length` values agree on, `nil` without one.
-    /// Each value may be a list (`5, 5`) when every member is the same number.
-    /// - Throws: ``TransportError/Code/protocolError`` for a malformed or a
-    ///   conflicting value.
+    /// Each value may be a list (`5, 5`) when every member is the same number
+    /// (RFC 9110 §8.6); members are compared as numbers, so `05, 5` is 5.
+    /// - Throws: ``TransportError/Code/protocolError`` for an empty or
+    ///   malformed member (anything but digits inside optional spaces), a
+    ///   number too large to hold, or members that disagree.
     public static func contentLength(_ values: some Sequence<String>) throws(TransportError) -> Int? {
-        var length: Substring?
+        var length: Int?
         for text in values {
-            for member in text.split(separator: ",") {
-                let value = member.drop { $0 == " " || $0 == "\t" }.prefix { $0 != " " && $0 != "\t" }
-                guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-                    throw TransportError(.protocolError, "invalid Content-Length \"\(text)\"")
-                }
+            for member in text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+                let value = try number(member, in: text)
                 if let length, length != value {
                     throw TransportError(
                         .protocolError, "conflicting Content-Length values \(length) and \(value)")
@@ -48,6 +47,28 @@ public enum ResponseHeadCheck {
                 length = value
             }
         }
-        return length.flatMap { Int($0) }
+        return length
+    }
+
+    /// One list member: digits inside optional spaces and tabs.
+    private static func number(_ member: Substring.UTF8View, in text: String) throws(TransportError)
+        -> Int
+    {
+        let isSpace = { (byte: UInt8) in byte == 32 || byte == 9 }
+        var digits = member.drop(while: isSpace)
+        while let last = digits.last, isSpace(last) { digits = digits.dropLast() }
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            throw TransportError(.protocolError, "invalid Content-Length \"\(text.prefix(100))\"")
+        }
+        var value = 0
+        for digit in digits {
+            let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times.addingReportingOverflow(Int(digit - 48))
+            guard !overflowTimes, !overflowSum else {
+                throw TransportError(.protocolError, "Content-Length \"\(text.prefix(100))\" is too large")
+            }
+            value = sum
+        }
+        return value
     }
 }

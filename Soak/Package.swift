@@ -1,0 +1,28 @@
+// swift-tools-version: 6.1
+// The soak client: many calls through APIClient over one transport, with
+// faults mixed in, watching the process's memory, file descriptors and CPU.
+// A package of its own so the test command never builds it; run it with
+// scripts/soak, which also starts courier-mock and loads it with wrk.
+import PackageDescription
+
+let package = Package(
+    name: "CourierSoak",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Courier", path: ".."),
+        // Command-line options.
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "courier-soak",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierURLSession", package: "Courier"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/courier-soak",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        )
+    ]
+)
