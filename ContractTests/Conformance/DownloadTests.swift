@@ -86,6 +86,42 @@ struct DownloadTests {
         }
     }
 
+    /// Through `APIClient`: a download answered 404, then one answered 503 and
+    /// retried, never reach the destination; the first's page is in the
+    /// error, the second lands once.
+    @Test(arguments: TransportKind.allCases)
+    func failedResponsesNeverReachTheDestination(kind: TransportKind) async throws {
+        let json = #"""
+            {"id": "flaky", "request": {"urlPath": "/flaky"},
+             "responses": [{"status": 503, "body": "busy"}, {"body": "\#(Self.payload)"}]}
+            """#
+        let stubs = try ContractLoader.parse(Array(json.utf8), file: "<test>")
+        try await Self.withFolder { folder in
+            try await withMockServer(.init(stubs: stubs)) { server async throws in
+                let before = Self.foundationTemporaryFiles()
+                let node = Node("mock", baseURL: server.baseURL)
+                let client = APIClient(
+                    configuration: .init(
+                        transport: kind.transport, retryPolicy: .retryIfFailed(maxAttempts: 2)))
+                let missing = DownloadDestination(folder.appendingPathComponent("missing.bin"))
+                do {
+                    _ = try await client.send(.download(.get("status/404"), on: node, to: missing))
+                    Issue.record("\(kind): a 404 download succeeded")
+                } catch let error as CourierError {
+                    #expect(error.code == .status, "\(kind): \(error)")
+                    #expect(error.response?.body.bytes != nil, "\(kind): the page is in memory")
+                }
+                #expect(Self.entries(folder).isEmpty, "\(kind) left behind: \(Self.entries(folder))")
+
+                let flaky = DownloadDestination(folder.appendingPathComponent("flaky.bin"))
+                let file = try await client.send(.download(.get("flaky"), on: node, to: flaky))
+                #expect(try String(contentsOf: file.url, encoding: .utf8) == Self.payload)
+                #expect(Self.entries(folder) == ["flaky.bin"])
+                #expect(Self.foundationTemporaryFiles().subtracting(before).isEmpty)
+            }
+        }
+    }
+
     /// A bomb in the body of a redirect is stopped at the limit like any
     /// other body: Courier follows redirects itself, so a 3xx body is read by
     /// the same code. CourierCurl only: FoundationNetworking reads a redirect's

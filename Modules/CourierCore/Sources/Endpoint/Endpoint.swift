@@ -86,6 +86,15 @@ extension Endpoint where Response == RawResponse {
 
 extension Endpoint where Response == DownloadedFile {
     /// Creates an endpoint that downloads the body to a file.
+    ///
+    /// The body streams to a hidden file beside the destination and is moved
+    /// to the destination only when the transfer is complete and the response
+    /// passed validation. Every failure — a reset, a limit, a status or an
+    /// interceptor's error — removes it; a failed response's body (its first
+    /// MiB) is in the error's ``CourierError/response`` in memory. A file
+    /// already at the destination fails the call before anything is sent,
+    /// unless ``DownloadDestination/Options/removePreviousFile`` allows
+    /// replacing it.
     public static func download(
         _ route: Route, on node: Node, to destination: DownloadDestination, query: Parameters = .empty,
         headers: HTTPFields = [:]

@@ -59,8 +59,19 @@ enum AttemptStage {
         var context = state.context
         context.attempt = number
         let settings = state.settings
+        // A download is written to a staging file and moved into place only
+        // once validated; whatever happens in between, the staging file goes.
+        var staging: DownloadStaging?
+        if let destination = state.plan.spec.destination {
+            do {
+                staging = try DownloadStaging(destination)
+            } catch {
+                throw ErrorMapping.transport(error, request: request.head, attempt: number)
+            }
+        }
+        defer { staging?.discard() }
         let options = TransportOptions(
-            timeout: timeout, destination: state.plan.spec.destination, maxBodySize: settings.maxBodySize,
+            timeout: timeout, destination: staging?.staged, maxBodySize: settings.maxBodySize,
             maxDownloadSize: settings.maxDownloadSize,
             progress: state.plan.call.progress, cancellation: state.cancellation)
         var response: RawResponse
@@ -85,7 +96,17 @@ enum AttemptStage {
         if state.cancellation.isCancelled {
             throw ErrorMapping.cancelled(stage: .transport, request: request.head, attempt: number)
         }
-        try ValidationStage.validate(&response, state, request: request.head, attempt: number)
+        do throws(CourierError) {
+            try ValidationStage.validate(&response, state, request: request.head, attempt: number)
+        } catch var failure {
+            if let body = staging?.failedBody(of: failure.response) { failure.response?.body = body }
+            throw failure
+        }
+        do {
+            try staging?.commit(&response)
+        } catch {
+            throw ErrorMapping.transport(error, request: request.head, attempt: number)
+        }
         return response
     }
 

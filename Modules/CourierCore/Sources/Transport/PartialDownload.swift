@@ -125,11 +125,16 @@ public final class PartialDownload {
         unlink(temporaryURL.path)
     }
 
-    /// `rename` replaces a file at the destination atomically; `link`, used
-    /// when replacing is not allowed, fails instead of replacing, so a file
-    /// that appeared meanwhile is never overwritten.
     private func move() throws(TransportError) {
-        let from = temporaryURL.path
+        try Self.place(temporaryURL, at: destination)
+    }
+
+    /// Moves a complete file into place at `destination`. `rename` replaces a
+    /// file at the destination atomically; `link`, used when replacing is not
+    /// allowed, fails instead of replacing, so a file that appeared meanwhile
+    /// is never overwritten.
+    static func place(_ file: URL, at destination: DownloadDestination) throws(TransportError) {
+        let from = file.path
         let to = destination.url.path
         if destination.options.contains(.removePreviousFile) {
             guard rename(from, to) == 0 else {
@@ -148,7 +153,8 @@ public final class PartialDownload {
         unlink(from)
     }
 
-    private static func checkReplaceable(_ destination: DownloadDestination) throws(TransportError) {
+    /// Fails when a file is at the destination and may not be replaced.
+    static func checkReplaceable(_ destination: DownloadDestination) throws(TransportError) {
         guard !destination.options.contains(.removePreviousFile),
             FileManager.default.fileExists(atPath: destination.url.path)
         else { return }
