@@ -34,6 +34,11 @@ extension APIClient {
         public var maxReplays: Int
         /// The clock for retry delays and deadlines.
         public var clock: any CourierClock
+        /// The ``ConcurrencyGroup`` every call of this client joins, with its
+        /// endpoint's ``ConcurrencyPolicy`` (``ConcurrencyPolicy/default``
+        /// unless the endpoint sets one); `nil` (no group) by default.
+        /// Several clients may share a group.
+        public var concurrencyGroup: ConcurrencyGroup?
 
         /// Creates a configuration; only the transport is required.
         public init(
@@ -51,7 +56,8 @@ extension APIClient {
             maxBodySize: Int = TransportOptions.defaultMaxBodySize,
             maxDownloadSize: Int64? = nil,
             maxReplays: Int = 3,
-            clock: any CourierClock = SystemClock()
+            clock: any CourierClock = SystemClock(),
+            concurrencyGroup: ConcurrencyGroup? = nil
         ) {
             self.transport = transport
             self.decoder = decoder
@@ -68,6 +74,7 @@ extension APIClient {
             self.maxDownloadSize = maxDownloadSize
             self.maxReplays = maxReplays
             self.clock = clock
+            self.concurrencyGroup = concurrencyGroup
         }
     }
 }

@@ -147,6 +147,29 @@ extension Endpoint {
         return copy
     }
 
+    /// A copy whose calls follow `policy` in `group` — or, without one, in
+    /// the client's ``APIClient/Configuration/concurrencyGroup`` (a call
+    /// with a policy and no group anywhere fails with
+    /// ``CourierError/Code/invalidRequest``).
+    ///
+    /// ```swift
+    /// let search = Endpoint<[Item]>(.get("search"), on: .api).concurrency(.cancelOthers, in: typing)
+    /// ```
+    public func concurrency(_ policy: ConcurrencyPolicy, in group: ConcurrencyGroup? = nil) -> Endpoint {
+        var copy = self
+        copy.spec.concurrencyPolicy = policy
+        if let group { copy.spec.concurrencyGroup = group }
+        return copy
+    }
+
+    /// A copy whose calls an ``Authenticator`` leaves alone: not signed, not
+    /// refreshed, never waiting for a refresh (a login endpoint, a public one).
+    public func withoutAuthentication() -> Endpoint {
+        var copy = self
+        copy.spec.authenticates = false
+        return copy
+    }
+
     /// A copy with a response handler appended; see ``ResponseHandler`` for
     /// the order handlers run in and what a replay counts as.
     /// - Parameters:

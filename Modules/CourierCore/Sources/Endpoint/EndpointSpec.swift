@@ -110,6 +110,28 @@ public struct EndpointSpec: Sendable {
         set { SharedFields.unique(&box).fields.maxDownloadSize = newValue }
     }
 
+    /// How this endpoint's calls behave towards the other calls of their
+    /// ``ConcurrencyGroup``; `nil` is ``ConcurrencyPolicy/default``. A policy
+    /// needs a group: this endpoint's, or the client's.
+    public var concurrencyPolicy: ConcurrencyPolicy? {
+        get { box.fields.concurrencyPolicy }
+        set { SharedFields.unique(&box).fields.concurrencyPolicy = newValue }
+    }
+    /// The group this endpoint's calls join instead of the client's
+    /// (``APIClient/Configuration/concurrencyGroup``).
+    public var concurrencyGroup: ConcurrencyGroup? {
+        get { box.fields.concurrencyGroup }
+        set { SharedFields.unique(&box).fields.concurrencyGroup = newValue }
+    }
+
+    /// Whether calls are authenticated (``CallContext/authenticates``):
+    /// `true` unless the endpoint opts out — a login or token endpoint, a
+    /// public resource.
+    public var authenticates: Bool {
+        get { box.fields.authenticates }
+        set { SharedFields.unique(&box).fields.authenticates = newValue }
+    }
+
     /// The fields themselves.
     private struct Fields: Sendable {
         var node: Node
@@ -131,6 +153,9 @@ public struct EndpointSpec: Sendable {
         var destination: DownloadDestination? = nil
         var maxBodySize: Int? = nil
         var maxDownloadSize: Int64? = nil
+        var concurrencyPolicy: ConcurrencyPolicy? = nil
+        var concurrencyGroup: ConcurrencyGroup? = nil
+        var authenticates = true
     }
 
     /// Creates a spec with defaults for everything but the essentials.

@@ -46,6 +46,16 @@ extension CourierError {
         /// control character; the request was refused before it was sent
         /// (``RequestHeadCheck``).
         public static let invalidHeader = Code("invalidHeader")
+        /// Another call of the same ``ConcurrencyGroup`` with
+        /// ``ConcurrencyPolicy/cancelOthers`` ended this one; never retried.
+        public static let cancelledByPolicy = Code("cancelledByPolicy")
+        /// The call's ``ConcurrencyPolicy/ignoreCurrent`` policy refused it
+        /// because another call of its group was running; never retried.
+        public static let ignoredByPolicy = Code("ignoredByPolicy")
+        /// Authentication failed for good: the credential could not be
+        /// refreshed (the refresh's error is ``CourierError/underlying``), or
+        /// refreshed too often (``Authenticator``'s loop guard).
+        public static let authentication = Code("authentication")
     }
 
     /// Where in the pipeline a call failed. The order is the pipeline's order.
@@ -73,6 +83,10 @@ extension CourierError {
         public static let decoding = Stage("decoding")
         /// Deciding whether and when to retry.
         public static let retry = Stage("retry")
+        /// A ``ConcurrencyGroup`` deciding whether an attempt may run.
+        public static let concurrency = Stage("concurrency")
+        /// An ``Authenticator`` applying or refreshing a credential.
+        public static let authentication = Stage("authentication")
         /// Response interception after decoding.
         public static let responseInterception = Stage("responseInterception")
     }

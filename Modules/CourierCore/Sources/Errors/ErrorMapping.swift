@@ -8,6 +8,19 @@ enum ErrorMapping {
             .cancelled, stage: stage, message: "the call was cancelled", request: request, attempt: attempt)
     }
 
+    /// The error of a call cancelled from outside: the canceller's reason
+    /// (a concurrency policy's) when it gave one, otherwise ``CourierError/Code/cancelled``.
+    static func cancelled(
+        by cancellation: CallCancellation, stage: CourierError.Stage, request: HTTPRequest?, attempt: Int
+    ) -> CourierError {
+        guard var reason = cancellation.reason else {
+            return cancelled(stage: stage, request: request, attempt: attempt)
+        }
+        reason.request = reason.request ?? request
+        reason.attempt = attempt
+        return reason
+    }
+
     /// Errors from the transport: timeouts, cancellation and the rest.
     static func transport(_ error: any Error, request: HTTPRequest, attempt: Int) -> CourierError {
         if var courier = error as? CourierError {

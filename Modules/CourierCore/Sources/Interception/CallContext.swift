@@ -12,6 +12,10 @@ public struct CallContext: Sendable {
     /// per-call tier, which runs around all attempts. Numbers go on across
     /// every `next` a per-call interceptor makes and across replays.
     public internal(set) var attempt: Int
+    /// Whether the endpoint wants its calls authenticated: `false` for one
+    /// marked ``Endpoint/withoutAuthentication()``, which an
+    /// ``Authenticator`` (and any interceptor of yours that signs) leaves alone.
+    public let authenticates: Bool
     /// Which pass through the pipeline this is: 0 for the call's first, then
     /// 1, 2, … for each time a response handler ran the call again.
     public internal(set) var replay: Int
@@ -25,7 +29,7 @@ public struct CallContext: Sendable {
     /// Creates a context; the client makes these, tests may too.
     public init(
         callID: UInt64, name: String, route: Route, node: Node, environment: ServerEnvironment, attempt: Int,
-        replay: Int = 0
+        replay: Int = 0, authenticates: Bool = true
     ) {
         self.callID = callID
         self.givenName = name
@@ -34,10 +38,14 @@ public struct CallContext: Sendable {
         self.environment = environment
         self.attempt = attempt
         self.replay = replay
+        self.authenticates = authenticates
     }
 
     /// The pipeline's context: the name is the route's, made only when read.
-    init(callID: UInt64, route: Route, node: Node, environment: ServerEnvironment, replay: Int) {
+    init(
+        callID: UInt64, route: Route, node: Node, environment: ServerEnvironment, replay: Int,
+        authenticates: Bool
+    ) {
         self.callID = callID
         self.givenName = nil
         self.route = route
@@ -45,5 +53,6 @@ public struct CallContext: Sendable {
         self.environment = environment
         self.attempt = 0
         self.replay = replay
+        self.authenticates = authenticates
     }
 }

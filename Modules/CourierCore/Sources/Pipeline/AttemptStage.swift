@@ -19,17 +19,35 @@ enum AttemptStage {
         while true {
             if Task.isCancelled || state.cancellation.isCancelled {
                 throw ErrorMapping.cancelled(
-                    stage: .transport, request: request.head, attempt: state.budget.attempts)
+                    by: state.cancellation, stage: .transport, request: request.head,
+                    attempt: state.budget.attempts)
             }
-            let (number, remaining) = try state.budget.begin(now: clock.now, deadline: policy.deadline)
-            let timeout = remaining.map { min(settings.timeout, $0) } ?? settings.timeout
+            let (number, result): (Int, Result<RawResponse, CourierError>)
+            if let membership = state.membership {
+                // Every attempt, retries included, asks the group's policy
+                // (it may queue); it counts as running until it ends.
+                do throws(CourierError) {
+                    try await membership.admit(state)
+                } catch var refusal {
+                    refusal.request = request.head
+                    refusal.attempt = state.budget.attempts
+                    throw refusal
+                }
+                (number, result) = await begin(request, state)
+                membership.finish()
+            } else {
+                (number, result) = await begin(request, state)
+            }
             let failure: CourierError
-            do {
-                return try await attempt(request, number: number, timeout: timeout, state)
-            } catch {
-                failure = error
+            switch result {
+            case .success(let response): return response
+            case .failure(let error): failure = error
             }
-            if failure.code == .cancelled { throw failure }
+            // Not retried: no attempt could begin (the deadline), or the call
+            // was cancelled — by its caller or by a concurrency policy.
+            if number == 0 || failure.code == .cancelled || failure.code == .cancelledByPolicy {
+                throw failure
+            }
             let decision = policy.decide(
                 after: failure, attempt: number, method: request.head.method,
                 bodyIsReplayable: request.body?.isReplayable ?? true,
@@ -42,11 +60,35 @@ enum AttemptStage {
                 do {
                     try await CallCancellation.sleep(for: delay, on: clock, cancellation: state.cancellation)
                 } catch {
-                    throw ErrorMapping.cancelled(stage: .retry, request: request.head, attempt: number)
+                    throw ErrorMapping.cancelled(
+                        by: state.cancellation, stage: .retry, request: request.head, attempt: number)
                 }
             case .stop(let reason):
                 throw ErrorMapping.stopped(reason, failure: failure, attempt: number, policy: policy)
             }
+        }
+    }
+
+    /// Begins an attempt — its number and its share of the deadline — and runs it.
+    /// - Returns: The attempt's number (0 when the deadline left no time to
+    ///   begin one) and how it ended.
+    private static func begin(_ request: OutgoingRequest, _ state: CallState) async -> (
+        Int, Result<RawResponse, CourierError>
+    ) {
+        let settings = state.settings
+        let number: Int
+        let remaining: Duration?
+        do throws(CourierError) {
+            (number, remaining) = try state.budget.begin(
+                now: settings.clock.now, deadline: settings.retryPolicy.deadline)
+        } catch {
+            return (0, .failure(error))
+        }
+        let timeout = remaining.map { min(settings.timeout, $0) } ?? settings.timeout
+        do throws(CourierError) {
+            return (number, .success(try await attempt(request, number: number, timeout: timeout, state)))
+        } catch {
+            return (number, .failure(error))
         }
     }
 
@@ -87,14 +129,16 @@ enum AttemptStage {
             }
         } catch {
             throw state.cancellation.isCancelled
-                ? ErrorMapping.cancelled(stage: .transport, request: request.head, attempt: number)
+                ? ErrorMapping.cancelled(
+                    by: state.cancellation, stage: .transport, request: request.head, attempt: number)
                 : ErrorMapping.courier(error)
         }
         state.budget.addResends(response.metrics.resends ?? 0)
         // A transport that does not honour the call's cancellation still
         // returns: what it returned after the call was cancelled is dropped.
         if state.cancellation.isCancelled {
-            throw ErrorMapping.cancelled(stage: .transport, request: request.head, attempt: number)
+            throw ErrorMapping.cancelled(
+                by: state.cancellation, stage: .transport, request: request.head, attempt: number)
         }
         do throws(CourierError) {
             try ValidationStage.validate(&response, state, request: request.head, attempt: number)

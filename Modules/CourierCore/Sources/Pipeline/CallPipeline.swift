@@ -30,12 +30,13 @@ struct CallPipeline: Sendable {
         -> Ending<Response>
     {
         var state = start
+        defer { state.membership?.leave() }
         var outcome = await pass(&state)  // 1–7
         guard !endpoint.responseHandlers.isEmpty else {
             return deliver(outcome, endpoint.serializer, state)  // 8, 10
         }
         let result = decode(&outcome, endpoint.serializer, state)  // 8
-        return await handle(result, outcome, endpoint, state)  // 9, 10
+        return await handle(result, outcome, endpoint, &state)  // 9, 10
     }
 
     /// 8 and 10 without response handlers (the usual case): the model, and
@@ -73,9 +74,9 @@ struct CallPipeline: Sendable {
     /// a replay (passes 1–8 again) or the end.
     private func handle<Response>(
         _ first: Result<Response, CourierError>, _ firstOutcome: Outcome, _ endpoint: Endpoint<Response>,
-        _ start: CallState
+        _ state: inout CallState
     ) async -> Ending<Response> {
-        var (result, outcome, endpoint, state) = (first, firstOutcome, endpoint, start)
+        var (result, outcome, endpoint) = (first, firstOutcome, endpoint)
         while true {
             let response = Self.response(of: result, outcome)
             switch await respond(result, response, endpoint, state) {  // 9
@@ -102,6 +103,11 @@ struct CallPipeline: Sendable {
             // call costs a frame even when it returns at once.)
             if !state.settings.mapping.steps.isEmpty { try await mapEndpoint(&state) }  // 1
             if !state.settings.parameterInterceptors.isEmpty { try await interceptParameters(&state) }  // 2
+            if state.settings.concurrencyGroup != nil || state.membership != nil
+                || state.settings.concurrencyPolicy != nil
+            {
+                try state.joinGroup()  // the group whose policy every attempt asks (5)
+            }
             let request = try encode(state)  // 3
             state.request = request
             outcome = await callChain(request, state)  // 4, 5
@@ -291,7 +297,8 @@ struct CallPipeline: Sendable {
                 for: delay, on: state.settings.clock, cancellation: state.cancellation)
             return nil
         } catch {
-            return ErrorMapping.cancelled(stage: .responseInterception, request: nil, attempt: 0)
+            return ErrorMapping.cancelled(
+                by: state.cancellation, stage: .responseInterception, request: nil, attempt: 0)
         }
     }
 
@@ -317,7 +324,9 @@ struct CallPipeline: Sendable {
 
     /// A failure with its context completed (see ``finish(_:_:_:)``).
     private func completed(_ error: CourierError, _ state: CallState) -> CourierError {
-        if state.cancellation.isCancelled, error.code != .cancelled { return cancelledLate(state) }
+        if state.cancellation.isCancelled, error.code != .cancelled, error.code != .cancelledByPolicy {
+            return cancelledLate(state)
+        }
         var error = error
         error.request = error.request ?? state.request?.head
         if error.attempt == 0 { error.attempt = state.budget.attempts }
@@ -328,7 +337,12 @@ struct CallPipeline: Sendable {
     /// A call cancelled from outside after its last network step: it still
     /// ends cancelled.
     private func cancelledLate(_ state: CallState) -> CourierError {
-        CourierError(
+        if state.cancellation.reason != nil {
+            return ErrorMapping.cancelled(
+                by: state.cancellation, stage: .decoding, request: state.request?.head,
+                attempt: state.budget.attempts)
+        }
+        return CourierError(
             .cancelled, stage: .decoding, message: "the call was cancelled after its response arrived",
             request: state.request?.head, attempt: state.budget.attempts)
     }

@@ -17,8 +17,11 @@ struct CallState: Sendable {
     var plan: PassPlan
     /// The encoded request, once stage 3 built it.
     var request: OutgoingRequest?
-    /// Cancellation from outside the caller's task (``APIClient/cancelAll()``).
+    /// Cancellation from outside the caller's task (``APIClient/cancelAll()``,
+    /// a concurrency policy).
     let cancellation: CallCancellation
+    /// The call's place in its ``ConcurrencyGroup``, when it has one.
+    var membership: GroupMembership?
 
     /// The context interceptors and plugins see.
     var context: CallContext { plan.context }
@@ -54,8 +57,9 @@ final class PassPlan: Sendable {
         self.spec = spec
         self.settings = settings
         self.context = CallContext(
-            callID: call.id, route: spec.route, node: spec.node, environment: call.environment, replay: replay
-        )
+            callID: call.id, route: spec.route, node: spec.node, environment: call.environment,
+            replay: replay,
+            authenticates: spec.authenticates)
         self.envelope = spec.envelopeFormat
         self.call = call
     }
@@ -115,6 +119,10 @@ final class CallSettings: Sendable {
     let attemptInterceptors: [any Interceptor]
     /// Client's, then the endpoint's, then the call's.
     let plugins: [any Plugin]
+    /// The endpoint's group, or the client's.
+    let concurrencyGroup: ConcurrencyGroup?
+    /// The endpoint's policy; `nil` is `.default`.
+    let concurrencyPolicy: ConcurrencyPolicy?
 
     /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
     convenience init(_ configuration: APIClient.Configuration) {
@@ -137,6 +145,8 @@ final class CallSettings: Sendable {
         callInterceptors = Self.joined(configuration.callInterceptors, spec.callInterceptors)
         attemptInterceptors = Self.joined(configuration.attemptInterceptors, spec.attemptInterceptors)
         plugins = Self.joined(Self.joined(configuration.plugins, spec.plugins), callPlugins)
+        concurrencyGroup = spec.concurrencyGroup ?? configuration.concurrencyGroup
+        concurrencyPolicy = spec.concurrencyPolicy
     }
 
     /// The settings for `spec` in `call`: the client's own when the endpoint
@@ -163,6 +173,7 @@ extension EndpointSpec {
             || timeout != nil
             || maxBodySize != nil || maxDownloadSize != nil || !parameterInterceptors.isEmpty
             || !callInterceptors.isEmpty
-            || !attemptInterceptors.isEmpty || !plugins.isEmpty
+            || !attemptInterceptors.isEmpty || !plugins.isEmpty || concurrencyPolicy != nil
+            || concurrencyGroup != nil
     }
 }

@@ -89,7 +89,13 @@ extension RetryPolicy {
     /// Whether a failure is one this policy retries, before attempts, method,
     /// body and deadline are considered.
     public func isRetryable(_ failure: CourierError) -> Bool {
-        if failure.code == .cancelled { return false }
+        // Cancellation, and a concurrency policy's verdict, are never retried,
+        // whatever `retryIf` says: retrying would undo what they decided.
+        if failure.code == .cancelled || failure.code == .cancelledByPolicy
+            || failure.code == .ignoredByPolicy
+        {
+            return false
+        }
         if let retryIf { return retryIf(failure) }
         switch failure.code {
         case .transport, .timedOut:

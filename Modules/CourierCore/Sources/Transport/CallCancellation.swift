@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Cancellation of one call that comes from outside its task:
-/// ``APIClient/cancelAll()`` today, concurrency policies tomorrow.
+/// ``APIClient/cancelAll()``, and another call's
+/// ``ConcurrencyPolicy/cancelOthers`` (which gives a reason, ``reason``).
 ///
 /// A call runs in its caller's task, so cancelling it from elsewhere cannot
 /// cancel that task (which would also end the caller's other work, for
@@ -35,6 +36,7 @@ public final class CallCancellation: Sendable {
 
     private struct State {
         var cancelled = false
+        var reason: CourierError?
         var nextID: UInt64 = 0
         var handlers: [(id: UInt64, run: @Sendable () -> Void)] = []
     }
@@ -46,6 +48,11 @@ public final class CallCancellation: Sendable {
 
     /// Whether the call was cancelled.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Why the call was cancelled, when whoever cancelled it said so (a
+    /// concurrency policy's ``CourierError/Code/cancelledByPolicy``); the
+    /// call ends with this error instead of ``CourierError/Code/cancelled``.
+    public var reason: CourierError? { state.withLock { $0.reason } }
 
     /// Runs `handler` once when the call is cancelled — at once, on this
     /// thread, if it already was.
@@ -66,10 +73,13 @@ public final class CallCancellation: Sendable {
     }
 
     /// Cancels the call: runs every handler once, outside the lock.
-    func cancel() {
+    /// - Parameter reason: The error the call ends with instead of
+    ///   ``CourierError/Code/cancelled``; the first cancellation's reason stays.
+    func cancel(because reason: CourierError? = nil) {
         let handlers = state.withLock { state in
             guard !state.cancelled else { return [(id: UInt64, run: @Sendable () -> Void)]() }
             state.cancelled = true
+            state.reason = reason
             defer { state.handlers = [] }
             return state.handlers
         }

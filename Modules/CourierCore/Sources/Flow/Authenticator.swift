@@ -1,0 +1,307 @@
+import HTTPTypes
+
+/// Signs every call with a credential and refreshes it — once, however many
+/// calls need it — then replays the calls that failed for want of it.
+///
+/// A per-call interceptor (register it in
+/// ``APIClient/Configuration/callInterceptors``), so the refresh and the
+/// replay happen around the attempt loop, and the replay continues the
+/// call's attempt count and retry deadline. What it does, in order:
+/// - before sending, a call that finds the credential expired
+///   (``CredentialProvider/isExpired(_:now:)``) refreshes it first; a call
+///   that finds a refresh in flight waits for it — nothing is sent with a
+///   credential about to be replaced;
+/// - any number of calls that fail authentication
+///   (``CredentialProvider/isAuthenticationFailure(_:)``, a 401 by default)
+///   cause **one** refresh; each is replayed once with the new credential,
+///   in the order they failed. A call signed with a credential older than
+///   the current one is replayed without another refresh. A replay that
+///   fails authentication again ends the call with that failure;
+/// - a refresh that fails ends every waiting call, once, with
+///   ``CourierError/Code/authentication`` (the refresh's error is
+///   ``CourierError/underlying``); none is replayed with the old credential;
+/// - a loop guard: more than `maxRefreshes` refreshes within `window` ends
+///   the call with ``CourierError/Code/authentication`` instead of
+///   hammering the server (Alamofire's `excessiveRefresh`);
+/// - a refresh that takes longer than `refreshTimeout` counts as failed.
+///
+/// Calls made by the refresh itself (the provider calls the refresh
+/// endpoint through the same client) pass untouched, so the refresh never
+/// waits for itself; an endpoint opts out with
+/// ``Endpoint/withoutAuthentication()``. Cancelling a waiting call ends that
+/// call alone: the refresh and the other calls go on.
+///
+/// ```swift
+/// let auth = Authenticator(SessionProvider(store: keychain), credential: storedSession)
+/// let client = APIClient(configuration: .init(transport: CurlTransport.shared,
+///                                             callInterceptors: [auth]))
+/// ```
+public final class Authenticator<Provider: CredentialProvider>: Interceptor {
+    /// The credential, the refresh and its waiters.
+    public typealias Credential = Provider.Credential
+    typealias Signed = AuthenticatorState<Credential>.Signed
+    typealias Waiter = AuthenticatorState<Credential>.Waiter
+
+    private struct Inner: ~Copyable {
+        var rules: AuthenticatorState<Credential>
+        /// Waiting calls: their continuation once suspended, or their outcome
+        /// when it came first.
+        var slots: [Waiter: Slot] = [:]
+    }
+
+    private struct Slot {
+        var continuation: CheckedContinuation<Result<Signed, CourierError>, Never>?
+        var outcome: Result<Signed, CourierError>?
+    }
+
+    private let provider: Provider
+    private let clock: any CourierClock
+    private let refreshTimeout: Duration
+    private let inner: Locked<Inner>
+
+    /// Creates an authenticator.
+    /// - Parameters:
+    ///   - provider: Applies, refreshes and judges credentials.
+    ///   - credential: The credential to start with (e.g. the stored one; an
+    ///     expired one is refreshed before the first call).
+    ///   - maxRefreshes: The loop guard: at most this many refreshes…
+    ///   - window: …within this time; then calls fail instead. 5 in 30 s.
+    ///   - refreshTimeout: A refresh that has not ended by then fails: 60 s.
+    ///   - clock: For expiry, the loop guard's window and the refresh timeout.
+    public init(
+        _ provider: Provider, credential: Credential, maxRefreshes: Int = 5, window: Duration = .seconds(30),
+        refreshTimeout: Duration = .seconds(60), clock: any CourierClock = SystemClock()
+    ) {
+        self.provider = provider
+        self.clock = clock
+        self.refreshTimeout = refreshTimeout
+        self.inner = Locked(
+            Inner(
+                rules: AuthenticatorState(credential: credential, maxRefreshes: maxRefreshes, window: window))
+        )
+    }
+
+    /// The credential in use now (the last refreshed one).
+    public var credential: Credential { inner.withLock { $0.rules.current.credential } }
+
+    /// How many calls are waiting for a refresh now.
+    public var waitingCalls: Int { inner.withLock { $0.rules.waiters.count } }
+
+    /// Signs the request, sends it, and refreshes and replays once after an
+    /// authentication failure; see the type's documentation.
+    public func intercept(_ request: OutgoingRequest, context: CallContext, next: InterceptorNext)
+        async throws -> RawResponse
+    {
+        guard context.authenticates, !AuthenticationRefresh.inProgress.contains(ObjectIdentifier(self)) else {
+            return try await next(request)
+        }
+        let signed = try await credentialToSend()
+        do {
+            return try await next(try sign(request, with: signed))
+        } catch let failure as CourierError where provider.isAuthenticationFailure(failure) {
+            let fresh = try await credentialAfterFailure(of: signed, failure)
+            return try await next(try sign(request, with: fresh))
+        }
+    }
+
+    // MARK: - Getting a credential
+
+    /// The credential to send with: at once when it is valid, after the refresh otherwise.
+    private func credentialToSend() async throws(CourierError) -> Signed {
+        let now = clock.date
+        if let usable = inner.withLock({ $0.rules.usable }),
+            !provider.isExpired(usable.credential, now: now)
+        {
+            return usable
+        }
+        let current = inner.withLock { $0.rules.current }
+        let expired = provider.isExpired(current.credential, now: now)
+        let time = clock.now
+        let step = inner.withLock { inner in
+            let step = inner.rules.prepare(checked: current.generation, expired: expired, now: time)
+            Self.open(step, &inner)
+            return step
+        }
+        return try await follow(step, failure: nil)
+    }
+
+    /// The credential to replay with after `signed` was refused.
+    private func credentialAfterFailure(of signed: Signed, _ failure: CourierError)
+        async throws(CourierError) -> Signed
+    {
+        let time = clock.now
+        let step = inner.withLock { inner in
+            let step = inner.rules.authenticationFailed(generation: signed.generation, now: time)
+            Self.open(step, &inner)
+            return step
+        }
+        return try await follow(step, failure: failure)
+    }
+
+    /// Makes a slot for a step that waits (under the lock, before anyone can end it).
+    private static func open(_ step: AuthenticatorState<Credential>.Step, _ inner: inout Inner) {
+        switch step {
+        case .wait(let waiter), .refresh(_, let waiter): inner.slots[waiter] = Slot()
+        case .use, .refuse: break
+        }
+    }
+
+    private func follow(_ step: AuthenticatorState<Credential>.Step, failure: CourierError?)
+        async throws(CourierError) -> Signed
+    {
+        switch step {
+        case .use(let signed):
+            return signed
+        case .refuse(let refreshes):
+            throw CourierError(
+                .authentication, stage: .authentication,
+                message:
+                    "the credential was refreshed \(refreshes) times within \(inner.withLock { $0.rules.window }); not again (loop guard)",
+                response: failure?.response, underlying: failure)
+        case .refresh(let credential, let waiter):
+            startRefresh(from: credential)
+            return try await wait(waiter, failure: failure).get()
+        case .wait(let waiter):
+            return try await wait(waiter, failure: failure).get()
+        }
+    }
+
+    // MARK: - Refreshing
+
+    /// Runs the provider's refresh in a task of its own: no caller's
+    /// cancellation reaches it, and calls it makes pass the authenticator.
+    private func startRefresh(from credential: Credential) {
+        let identity = ObjectIdentifier(self)
+        let marked = AuthenticationRefresh.inProgress.union([identity])
+        Task { [self] in
+            let result = await AuthenticationRefresh.$inProgress.withValue(marked) {
+                await refreshWithTimeout(credential)
+            }
+            finishRefresh(result)
+        }
+    }
+
+    private func refreshWithTimeout(_ credential: Credential) async -> Result<Credential, any Error> {
+        let provider = self.provider
+        let clock = self.clock
+        let timeout = refreshTimeout
+        return await withTaskGroup(of: Result<Credential, any Error>?.self) { group in
+            group.addTask {
+                do { return .success(try await provider.refresh(credential)) } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                do { try await clock.sleep(for: timeout) } catch { return nil }
+                return .failure(RefreshTimedOut(timeout: timeout))
+            }
+            defer { group.cancelAll() }
+            while let result = await group.next() {
+                if let result { return result }
+            }
+            return .failure(RefreshTimedOut(timeout: timeout))
+        }
+    }
+
+    private func finishRefresh(_ result: Result<Credential, any Error>) {
+        let outcome: Result<Signed, CourierError>
+        let end: AuthenticatorState<Credential>.RefreshEnd
+        switch result {
+        case .success(let credential):
+            end = inner.withLock { $0.rules.refreshSucceeded(credential) }
+            guard let signed = end.signed else { return }
+            outcome = .success(signed)
+        case .failure(let error):
+            end = inner.withLock { $0.rules.refreshFailed() }
+            outcome = .failure(
+                CourierError(
+                    .authentication, stage: .authentication,
+                    message: "refreshing the credential failed: \(error)",
+                    underlying: error))
+        }
+        // Waiters go on in the order they came.
+        var woken: [CheckedContinuation<Result<Signed, CourierError>, Never>] = []
+        inner.withLock { inner in
+            for waiter in end.waiters {
+                if let continuation = inner.slots[waiter]?.continuation {
+                    inner.slots[waiter] = nil
+                    woken.append(continuation)
+                } else {
+                    inner.slots[waiter]?.outcome = outcome
+                }
+            }
+        }
+        for continuation in woken { continuation.resume(returning: outcome) }
+    }
+
+    // MARK: - Waiting
+
+    private func wait(_ waiter: Waiter, failure: CourierError?) async -> Result<Signed, CourierError> {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<Signed, CourierError>, Never>) in
+                let ready: Result<Signed, CourierError>? = inner.withLock { inner in
+                    if let outcome = inner.slots[waiter]?.outcome {
+                        inner.slots[waiter] = nil
+                        return outcome
+                    }
+                    inner.slots[waiter]?.continuation = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            withdraw(waiter)
+        }
+        // The call that failed authentication carries its response into the error.
+        guard case .failure(var error) = result, let failure else { return result }
+        error.response = error.response ?? failure.response
+        error.request = error.request ?? failure.request
+        return .failure(error)
+    }
+
+    /// A waiting call was cancelled: it leaves at once; the refresh goes on.
+    private func withdraw(_ waiter: Waiter) {
+        let cancelled = CourierError(
+            .cancelled, stage: .authentication,
+            message: "the call was cancelled while waiting for a credential refresh")
+        let continuation = inner.withLock {
+            inner -> CheckedContinuation<Result<Signed, CourierError>, Never>? in
+            guard inner.rules.withdraw(waiter) else { return nil }
+            guard let continuation = inner.slots[waiter]?.continuation else {
+                inner.slots[waiter]?.outcome = .failure(cancelled)
+                return nil
+            }
+            inner.slots[waiter] = nil
+            return continuation
+        }
+        continuation?.resume(returning: .failure(cancelled))
+    }
+
+    private func sign(_ request: OutgoingRequest, with signed: Signed) throws(CourierError) -> OutgoingRequest
+    {
+        var request = request
+        do {
+            try provider.apply(signed.credential, to: &request.head)
+        } catch {
+            throw CourierError(
+                .authentication, stage: .authentication, message: "applying the credential failed: \(error)",
+                request: request.head, underlying: error)
+        }
+        return request
+    }
+}
+
+/// Which authenticators are refreshing in the current task: calls the
+/// refresh makes pass them untouched.
+enum AuthenticationRefresh {
+    @TaskLocal static var inProgress: Set<ObjectIdentifier> = []
+}
+
+/// A refresh that did not end within the authenticator's `refreshTimeout`.
+public struct RefreshTimedOut: Error, Sendable, CustomStringConvertible {
+    /// The timeout.
+    public let timeout: Duration
+    /// "the refresh did not end within …".
+    public var description: String { "the refresh did not end within \(timeout)" }
+}

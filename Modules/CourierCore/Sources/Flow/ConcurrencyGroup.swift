@@ -1,0 +1,229 @@
+/// A domain in which ``ConcurrencyPolicy`` applies (XZKit's `APIGroup`): the
+/// calls of every ``APIClient`` that names the same group see each other.
+///
+/// Give a client a group (``APIClient/Configuration/concurrencyGroup``) and
+/// every call it makes joins it, with its endpoint's policy (``ConcurrencyPolicy/default``
+/// unless the endpoint says otherwise); or name a group on an endpoint
+/// (``Endpoint/concurrency(_:in:)``). A shopping cart's add, update and
+/// delete calls, made by different clients, queue behind each other:
+///
+/// ```swift
+/// let cart = ConcurrencyGroup("cart")
+/// let config = APIClient.Configuration(transport: CurlTransport.shared, concurrencyGroup: cart)
+/// // Every cart call waits for the one before it:
+/// let update = Endpoint<Cart>(.put("cart/items/7"), on: .api).concurrency(.waitUntilAllDone)
+/// ```
+///
+/// The rules live in ``ConcurrencyGroupState`` (a value, tested as a table);
+/// this class holds it behind one lock and carries out its decisions:
+/// wakes queued attempts, and ends calls that `cancelOthers` cancelled through
+/// their ``CallCancellation`` (their transfer stops). When nothing waits, an
+/// attempt takes the lock twice — once to start, once to finish — and
+/// allocates nothing.
+public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
+    /// The name, for errors and logs.
+    public let name: String
+
+    private struct Inner: ~Copyable {
+        var rules = ConcurrencyGroupState()
+        /// Each member's cancellation, to end it for `cancelOthers`.
+        var calls: [ConcurrencyGroupState.Ticket: CallCancellation] = [:]
+        /// Queued attempts, by member: each waits for the member's admission.
+        var waiters: [ConcurrencyGroupState.Ticket: [Waiter]] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    /// A queued attempt: its continuation once it suspended, or the outcome
+    /// that came before it did.
+    private struct Waiter {
+        let id: UInt64
+        var continuation: CheckedContinuation<CourierError?, Never>?
+        var outcome: Outcome?
+    }
+
+    /// How a wait ended.
+    private enum Outcome {
+        case admitted
+        case failed(CourierError)
+
+        /// What the waiting attempt is told: `nil` to go, or why not.
+        var failure: CourierError? {
+            if case .failed(let error) = self { return error }
+            return nil
+        }
+    }
+
+    private let inner = Locked(Inner())
+
+    /// Creates a group; calls join it through a client or an endpoint.
+    /// - Parameter name: A name for errors and logs.
+    public init(_ name: String = "group") {
+        self.name = name
+    }
+
+    /// `ConcurrencyGroup("name")`.
+    public var description: String { "ConcurrencyGroup(\"\(name)\")" }
+
+    /// Calls with an attempt on the network now.
+    public var runningCalls: Int { inner.withLock { $0.rules.runningCount } }
+
+    /// Calls queued by ``ConcurrencyPolicy/wait(priority:)`` now.
+    public var queuedCalls: Int { inner.withLock { $0.rules.queued.count } }
+
+    // MARK: - The pipeline's side
+
+    /// A call joins; `cancellation` ends it when another call's `cancelOthers` does.
+    func join(_ cancellation: CallCancellation) -> ConcurrencyGroupState.Ticket {
+        inner.withLock { inner in
+            let ticket = inner.rules.join()
+            inner.calls[ticket] = cancellation
+            return ticket
+        }
+    }
+
+    /// An attempt asks to run; returns when it may, or throws why it may not.
+    /// - Throws: ``CourierError/Code/ignoredByPolicy``,
+    ///   ``CourierError/Code/cancelledByPolicy``, or
+    ///   ``CourierError/Code/cancelled`` when the task or the call is cancelled while queued.
+    func admit(
+        _ ticket: ConcurrencyGroupState.Ticket, policy: ConcurrencyPolicy, cancellation: CallCancellation
+    ) async throws(CourierError) {
+        let reason = cancelledError(by: policy)
+        let (admission, waiter, calls, woken) = inner.withLock { inner in
+            let admission = inner.rules.request(ticket, policy: policy)
+            var waiter: UInt64?
+            var calls: [CallCancellation] = []
+            var woken: [CheckedContinuation<CourierError?, Never>] = []
+            switch admission {
+            case .queued:
+                inner.nextWaiter += 1
+                waiter = inner.nextWaiter
+                inner.waiters[ticket, default: []].append(Waiter(id: inner.nextWaiter))
+            case .runAfterCancelling(let cancelled):
+                for member in cancelled {
+                    if member.wasQueued {
+                        woken += Self.resolve(member.ticket, .failed(reason), &inner)
+                    } else if let call = inner.calls[member.ticket] {
+                        calls.append(call)
+                    }
+                }
+            case .run, .ignored, .refused: break
+            }
+            return (admission, waiter, calls, woken)
+        }
+        switch admission {
+        case .run:
+            return
+        case .runAfterCancelling:
+            for continuation in woken { continuation.resume(returning: reason) }
+            for call in calls { call.cancel(because: reason) }
+            return
+        case .ignored:
+            throw CourierError(
+                .ignoredByPolicy, stage: .concurrency,
+                message: "ignored: another call of \(self) is running (policy ignoreCurrent)")
+        case .refused:
+            throw cancelledError(by: nil)
+        case .queued:
+            guard let waiter else { return }
+            if let failure = await wait(ticket, waiter, cancellation) { throw failure }
+        }
+    }
+
+    /// The attempt that `admit` let run ended.
+    func finish(_ ticket: ConcurrencyGroupState.Ticket) {
+        let woken = inner.withLock { inner in
+            inner.rules.finish(ticket).map { Self.resolve($0, .admitted, &inner) } ?? []
+        }
+        for continuation in woken { continuation.resume(returning: nil) }
+    }
+
+    /// The call ended.
+    func leave(_ ticket: ConcurrencyGroupState.Ticket) {
+        let woken = inner.withLock { inner in
+            inner.calls[ticket] = nil
+            inner.waiters[ticket] = nil
+            return inner.rules.leave(ticket).map { Self.resolve($0, .admitted, &inner) } ?? []
+        }
+        for continuation in woken { continuation.resume(returning: nil) }
+    }
+
+    // MARK: - Waiting
+
+    /// Suspends until the member is admitted, cancelled by policy, or the
+    /// task or call is cancelled (then the waiter leaves the queue at once).
+    private func wait(
+        _ ticket: ConcurrencyGroupState.Ticket, _ waiter: UInt64, _ cancellation: CallCancellation
+    ) async -> CourierError? {
+        let withdraw: @Sendable () -> Void = { [self] in self.withdraw(ticket, waiter) }
+        let registration = cancellation.onCancel(withdraw)
+        defer { registration.remove() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
+                let ready: Outcome? = inner.withLock { inner in
+                    guard let index = inner.waiters[ticket]?.firstIndex(where: { $0.id == waiter }) else {
+                        // Every way out of the queue records an outcome for a
+                        // waiter that has not suspended; this is not reached.
+                        return .failed(self.cancelledError(by: nil))
+                    }
+                    if let outcome = inner.waiters[ticket]?[index].outcome {
+                        inner.waiters[ticket]?.remove(at: index)
+                        return outcome
+                    }
+                    inner.waiters[ticket]?[index].continuation = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready.failure) }
+            }
+        } onCancel: {
+            withdraw()
+        }
+    }
+
+    /// A queued attempt gives up: it leaves the queue and its wait ends cancelled.
+    private func withdraw(_ ticket: ConcurrencyGroupState.Ticket, _ waiter: UInt64) {
+        let failure = CourierError(
+            .cancelled, stage: .concurrency, message: "the call was cancelled while queued in \(self)")
+        let continuation: CheckedContinuation<CourierError?, Never>? = inner.withLock { inner in
+            guard let index = inner.waiters[ticket]?.firstIndex(where: { $0.id == waiter }),
+                inner.waiters[ticket]?[index].outcome == nil,
+                inner.rules.withdraw(ticket)
+            else { return nil }
+            guard let continuation = inner.waiters[ticket]?[index].continuation else {
+                inner.waiters[ticket]?[index].outcome = .failed(failure)
+                return nil
+            }
+            inner.waiters[ticket]?.remove(at: index)
+            return continuation
+        }
+        continuation?.resume(returning: failure)
+    }
+
+    /// Ends the waits of a member's queued attempts with `outcome` (`nil`:
+    /// admitted): those suspended are returned to be resumed outside the
+    /// lock; those not yet suspended find the outcome when they try.
+    private static func resolve(
+        _ ticket: ConcurrencyGroupState.Ticket, _ outcome: Outcome?, _ inner: inout Inner
+    ) -> [CheckedContinuation<CourierError?, Never>] {
+        var woken: [CheckedContinuation<CourierError?, Never>] = []
+        var pending: [Waiter] = []
+        for var waiter in inner.waiters.removeValue(forKey: ticket) ?? [] {
+            if let continuation = waiter.continuation {
+                woken.append(continuation)
+            } else {
+                waiter.outcome = outcome
+                pending.append(waiter)
+            }
+        }
+        if !pending.isEmpty { inner.waiters[ticket] = pending }
+        return woken
+    }
+
+    private func cancelledError(by policy: ConcurrencyPolicy?) -> CourierError {
+        CourierError(
+            .cancelledByPolicy, stage: .concurrency,
+            message: policy == nil
+                ? "cancelled: another call of \(self) cancelled this one (policy cancelOthers)"
+                : "cancelled by a call of \(self) with policy cancelOthers")
+    }
+}

@@ -1,0 +1,87 @@
+/// How a call behaves towards the other calls of its ``ConcurrencyGroup``
+/// (XZKit's concurrency policies, with their documented meaning).
+///
+/// "Running" means an attempt of a call of the group is on the network now:
+/// a call waiting for its retry delay, or queued by ``wait(priority:)``,
+/// does not count. Every attempt — the first, every retry, every `next` a
+/// per-call interceptor makes — asks the policy again.
+///
+/// ```swift
+/// let cart = ConcurrencyGroup("cart")
+/// let add = Endpoint<Cart>(.post("cart/items"), on: .api)
+///     .concurrency(.wait(priority: .high), in: cart)
+/// ```
+public enum ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
+    /// Runs at once and counts as running (the default): it may overtake
+    /// queued ``wait(priority:)`` calls, and while it runs it holds them back
+    /// and makes ``ignoreCurrent`` calls fail.
+    case `default`
+    /// Ends every other call of the group — queued, waiting for a retry, or
+    /// running (its transfer is stopped) — with
+    /// ``CourierError/Code/cancelledByPolicy``, then runs. The calls it ends
+    /// are never retried (XZKit's documentation; its code retried them).
+    case cancelOthers
+    /// Fails at once with ``CourierError/Code/ignoredByPolicy`` while any
+    /// call of the group runs, otherwise runs; never retried. A user tapping
+    /// "refresh" twice sends one request, and the second tap gets a clear answer.
+    case ignoreCurrent
+    /// Runs when nothing in the group runs; otherwise queues. After each
+    /// attempt that ends, one queued call starts, if nothing else runs:
+    /// the highest priority first, first come first served within a priority.
+    case wait(priority: ConcurrencyPriority)
+
+    /// XZKit v2's `waitUntilAllDone`: queues behind everything that runs or
+    /// waits, first come first served — ``wait(priority:)`` at the default priority.
+    public static let waitUntilAllDone = ConcurrencyPolicy.wait(priority: .default)
+    /// XZKit v2's `waitWithHighPriority`: queues ahead of every default-priority
+    /// waiter — ``wait(priority:)`` at ``ConcurrencyPriority/high``. (v2 put the
+    /// newest high-priority call first; here equal priorities keep their order.)
+    public static let waitWithHighPriority = ConcurrencyPolicy.wait(priority: .high)
+
+    /// `default`, `cancelOthers`, `ignoreCurrent` or `wait(priority: n)`.
+    public var description: String {
+        switch self {
+        case .default: "default"
+        case .cancelOthers: "cancelOthers"
+        case .ignoreCurrent: "ignoreCurrent"
+        case .wait(let priority): "wait(priority: \(priority))"
+        }
+    }
+}
+
+/// The order queued ``ConcurrencyPolicy/wait(priority:)`` calls start in:
+/// higher first. Any integer works (`.wait(priority: 5)`).
+public struct ConcurrencyPriority: Sendable, Hashable, Comparable, ExpressibleByIntegerLiteral,
+    CustomStringConvertible
+{
+    /// The priority as a number; higher starts first.
+    public let rawValue: Int
+
+    /// A priority from a number; higher starts first.
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+
+    /// A priority from an integer literal.
+    public init(integerLiteral value: Int) { self.rawValue = value }
+
+    /// Starts after every other priority.
+    public static let low = ConcurrencyPriority(Int.min)
+    /// The default: 0.
+    public static let `default` = ConcurrencyPriority(0)
+    /// Starts before every other priority.
+    public static let high = ConcurrencyPriority(Int.max)
+
+    /// Orders by ``rawValue``.
+    public static func < (lhs: ConcurrencyPriority, rhs: ConcurrencyPriority) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+
+    /// `low`, `default`, `high` or the number.
+    public var description: String {
+        switch self {
+        case .low: "low"
+        case .default: "default"
+        case .high: "high"
+        default: "\(rawValue)"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// A call's place in its ``ConcurrencyGroup``: joined when a pass first
+/// knows its group (after endpoint mapping), left when the call ends. Every
+/// attempt of the call goes through ``admit(_:)`` and ``finish()``.
+struct GroupMembership: Sendable {
+    let group: ConcurrencyGroup
+    let ticket: ConcurrencyGroupState.Ticket
+
+    /// Joins `group` for the call whose cancellation is `cancellation`.
+    init(_ group: ConcurrencyGroup, _ cancellation: CallCancellation) {
+        self.group = group
+        self.ticket = group.join(cancellation)
+    }
+
+    /// Waits until the attempt may run under the pass's policy.
+    /// - Throws: The policy's refusal, or cancellation while queued.
+    func admit(_ state: CallState) async throws(CourierError) {
+        try await group.admit(
+            ticket, policy: state.settings.concurrencyPolicy ?? .default, cancellation: state.cancellation)
+    }
+
+    /// The attempt ended.
+    func finish() { group.finish(ticket) }
+
+    /// The call ended.
+    func leave() { group.leave(ticket) }
+}
+
+extension CallState {
+    /// Joins the pass's group, leaving another one a previous pass joined;
+    /// a policy without a group is a mistake the call reports.
+    mutating func joinGroup() throws(CourierError) {
+        let group = settings.concurrencyGroup
+        if group == nil, let policy = settings.concurrencyPolicy {
+            throw CourierError(
+                .invalidRequest, stage: .build,
+                message:
+                    "\(context.name) has concurrency policy \(policy) but neither it nor the client names a ConcurrencyGroup"
+            )
+        }
+        guard group !== membership?.group else { return }
+        membership?.leave()
+        membership = group.map { GroupMembership($0, cancellation) }
+    }
+}
