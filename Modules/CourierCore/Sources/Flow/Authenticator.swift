@@ -47,6 +47,8 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
         /// Waiting calls: their continuation once suspended, or their outcome
         /// when it came first.
         var slots: [Waiter: Slot] = [:]
+        /// The error of the last refresh, when it failed.
+        var refreshFailure: CourierError?
     }
 
     private struct Slot {
@@ -131,7 +133,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
     {
         let time = clock.now
         let step = inner.withLock { inner in
-            let step = inner.rules.authenticationFailed(generation: signed.generation, now: time)
+            let step = inner.rules.authenticationFailed(signed, now: time)
             Self.open(step, &inner)
             return step
         }
@@ -142,7 +144,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
     private static func open(_ step: AuthenticatorState<Credential>.Step, _ inner: inout Inner) {
         switch step {
         case .wait(let waiter), .refresh(_, let waiter): inner.slots[waiter] = Slot()
-        case .use, .refuse: break
+        case .use, .refuse, .refreshFailed: break
         }
     }
 
@@ -158,8 +160,16 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
                 message:
                     "the credential was refreshed \(refreshes) times within \(inner.withLock { $0.rules.window }); not again (loop guard)",
                 response: failure?.response, underlying: failure)
-        case .refresh(let credential, let waiter):
-            startRefresh(from: credential)
+        case .refreshFailed:
+            var error =
+                inner.withLock { $0.refreshFailure }
+                ?? CourierError(
+                    .authentication, stage: .authentication, message: "refreshing the credential failed")
+            error.response = failure?.response
+            error.request = failure?.request
+            throw error
+        case .refresh(let signed, let waiter):
+            startRefresh(from: signed)
             return try await wait(waiter, failure: failure).get()
         case .wait(let waiter):
             return try await wait(waiter, failure: failure).get()
@@ -170,14 +180,14 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
 
     /// Runs the provider's refresh in a task of its own: no caller's
     /// cancellation reaches it, and calls it makes pass the authenticator.
-    private func startRefresh(from credential: Credential) {
+    private func startRefresh(from signed: Signed) {
         let identity = ObjectIdentifier(self)
         let marked = AuthenticationRefresh.inProgress.union([identity])
         Task { [self] in
             let result = await AuthenticationRefresh.$inProgress.withValue(marked) {
-                await refreshWithTimeout(credential)
+                await refreshWithTimeout(signed.credential)
             }
-            finishRefresh(result)
+            finishRefresh(result, round: signed.round)
         }
     }
 
@@ -203,23 +213,39 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
         }
     }
 
-    private func finishRefresh(_ result: Result<Credential, any Error>) {
-        let outcome: Result<Signed, CourierError>
-        let end: AuthenticatorState<Credential>.RefreshEnd
+    private func finishRefresh(_ result: Result<Credential, any Error>, round: Int) {
         switch result {
         case .success(let credential):
-            end = inner.withLock { $0.rules.refreshSucceeded(credential) }
-            guard let signed = end.signed else { return }
-            outcome = .success(signed)
+            guard let end = inner.withLock({ $0.rules.refreshSucceeded(credential, round: round) }),
+                let signed = end.signed
+            else { return }
+            wake(end, .success(signed))
         case .failure(let error):
-            end = inner.withLock { $0.rules.refreshFailed() }
-            outcome = .failure(
-                CourierError(
-                    .authentication, stage: .authentication,
-                    message: "refreshing the credential failed: \(error)",
-                    underlying: error))
+            let failure = CourierError(
+                .authentication, stage: .authentication,
+                message: "refreshing the credential failed: \(error)",
+                underlying: error)
+            let end = inner.withLock { inner in
+                let end = inner.rules.refreshFailed(round: round)
+                if end != nil { inner.refreshFailure = failure }
+                return end
+            }
+            if let end { wake(end, .failure(failure)) }
         }
-        // Waiters go on in the order they came.
+    }
+
+    /// Replaces the credential, e.g. after the user logged in again: calls
+    /// waiting for a refresh go on with it, and later calls use it.
+    public func replaceCredential(with credential: Credential) {
+        let end = inner.withLock { $0.rules.replace(with: credential) }
+        guard let signed = end.signed else { return }
+        wake(end, .success(signed))
+    }
+
+    /// Ends the waits of a refresh's waiters with `outcome`, in the order they came.
+    private func wake(
+        _ end: AuthenticatorState<Credential>.RefreshEnd, _ outcome: Result<Signed, CourierError>
+    ) {
         var woken: [CheckedContinuation<Result<Signed, CourierError>, Never>] = []
         inner.withLock { inner in
             for waiter in end.waiters {

@@ -4,17 +4,21 @@
 /// every transition is tested as a table (`AuthenticatorStateTests`).
 ///
 /// Credentials are numbered: each successful refresh makes a new
-/// *generation*. A request remembers the generation it was signed with, so
-/// a 401 for a request signed before the current credential replays it with
-/// the current one instead of refreshing again.
+/// *generation*; and refreshes are counted as they end, successful or not
+/// (*rounds*). A request remembers both as it was signed, so a 401 for a
+/// request signed before the current credential replays it with the
+/// current one instead of refreshing again, and a 401 for a request signed
+/// before a refresh of its credential *failed* fails with that refresh's
+/// error instead of starting another one.
 struct AuthenticatorState<Credential: Sendable>: Sendable {
     /// A waiting call's number.
     typealias Waiter = UInt64
 
-    /// A credential and its generation.
+    /// A credential, its generation, and how many refreshes had ended when it was handed out.
     struct Signed: Sendable {
         let credential: Credential
         let generation: Int
+        let round: Int
     }
 
     /// What a call does next.
@@ -23,11 +27,14 @@ struct AuthenticatorState<Credential: Sendable>: Sendable {
         case use(Signed)
         /// Wait for the refresh in flight; it ends with ``RefreshEnd``.
         case wait(Waiter)
-        /// Start the refresh from this credential (the caller runs it, once),
-        /// and wait for it like everyone else.
-        case refresh(from: Credential, waiter: Waiter)
+        /// Start the refresh from this credential (the caller runs it, once,
+        /// and reports its end with the credential's round), and wait for
+        /// it like everyone else.
+        case refresh(from: Signed, waiter: Waiter)
         /// Fail: too many refreshes in the window (the loop guard).
         case refuse(refreshes: Int)
+        /// Fail with the error of the refresh that failed after this request was signed.
+        case refreshFailed
     }
 
     /// How a refresh ended, for each waiter in arrival order.
@@ -50,7 +57,7 @@ struct AuthenticatorState<Credential: Sendable>: Sendable {
     let window: Duration
 
     init(credential: Credential, maxRefreshes: Int, window: Duration) {
-        current = Signed(credential: credential, generation: 1)
+        current = Signed(credential: credential, generation: 1, round: 0)
         self.maxRefreshes = maxRefreshes
         self.window = window
     }
@@ -67,24 +74,42 @@ struct AuthenticatorState<Credential: Sendable>: Sendable {
     /// The current credential when no refresh is in flight (the fast path).
     var usable: Signed? { refreshing ? nil : current }
 
-    /// A call's request, signed with `generation`, failed authentication.
-    mutating func authenticationFailed(generation: Int, now: Duration) -> Step {
+    /// A call's request, signed with `signed`, failed authentication.
+    mutating func authenticationFailed(_ signed: Signed, now: Duration) -> Step {
+        if refreshing { return .wait(enqueue()) }
         // Signed with an older credential than the current one: the refresh
         // already happened, replay with the current credential.
-        if generation < current.generation, !refreshing { return .use(current) }
-        if refreshing { return .wait(enqueue()) }
+        if signed.generation < current.generation { return .use(current) }
+        // A refresh of this very credential ended since, and failed: its
+        // answer stands for every request signed before it.
+        if signed.round < current.round { return .refreshFailed }
         return startRefresh(now: now)
     }
 
-    /// The refresh succeeded: a new generation; every waiter goes on with it.
-    mutating func refreshSucceeded(_ credential: Credential) -> RefreshEnd {
-        current = Signed(credential: credential, generation: current.generation + 1)
-        return endRefresh(signed: current)
+    /// The refresh started in `round` succeeded: a new generation; every
+    /// waiter goes on with it. A refresh that no longer counts (the
+    /// credential was replaced meanwhile) changes nothing.
+    mutating func refreshSucceeded(_ credential: Credential, round: Int) -> RefreshEnd? {
+        guard refreshing, round == current.round else { return nil }
+        return replace(with: credential)
     }
 
-    /// The refresh failed: every waiter fails; the credential stays.
-    mutating func refreshFailed() -> RefreshEnd {
-        endRefresh(signed: nil)
+    /// The refresh started in `round` failed: every waiter fails; the
+    /// credential stays, in a new round (requests signed before it fail with
+    /// its error, later ones may refresh again).
+    mutating func refreshFailed(round: Int) -> RefreshEnd? {
+        guard refreshing, round == current.round else { return nil }
+        current = Signed(
+            credential: current.credential, generation: current.generation, round: current.round + 1)
+        return endRefresh(signed: nil)
+    }
+
+    /// Replaces the credential (a refresh's result, or a new login): a new
+    /// generation and round; the waiters of a refresh in flight get it, and
+    /// that refresh no longer counts.
+    mutating func replace(with credential: Credential) -> RefreshEnd {
+        current = Signed(credential: credential, generation: current.generation + 1, round: current.round + 1)
+        return endRefresh(signed: current)
     }
 
     /// A waiter gives up (its task or call was cancelled).
@@ -101,7 +126,7 @@ struct AuthenticatorState<Credential: Sendable>: Sendable {
         guard refreshTimes.count < maxRefreshes else { return .refuse(refreshes: refreshTimes.count) }
         refreshTimes.append(now)
         refreshing = true
-        return .refresh(from: current.credential, waiter: enqueue())
+        return .refresh(from: current, waiter: enqueue())
     }
 
     private mutating func enqueue() -> Waiter {

@@ -88,6 +88,18 @@ struct AuthenticatorTests {
         return (gate, provider, auth, server, Self.client(server, auth))
     }
 
+    struct RefreshRefused: Error {}
+
+    /// An authenticator whose refresh waits for the gate, then fails with ``RefreshRefused``.
+    static func gatedRefusal() -> (Gate, Provider, Authenticator<Provider>) {
+        let gate = Gate()
+        let provider = Provider { _ in
+            await gate.wait()
+            throw RefreshRefused()
+        }
+        return (gate, provider, Authenticator(provider, credential: "old"))
+    }
+
     static func authorizations(_ transport: RecordingTransport) -> [String] {
         transport.records.map { $0.head.headerFields[.authorization] ?? "-" }
     }
@@ -132,13 +144,7 @@ struct AuthenticatorTests {
     }
 
     @Test func aFailedRefreshFailsEveryWaitingCallOnceAndReplaysNone() async throws {
-        struct RefreshRefused: Error {}
-        let gate = Gate()
-        let provider = Provider { _ in
-            await gate.wait()
-            throw RefreshRefused()
-        }
-        let auth = Authenticator(provider, credential: "old")
+        let (gate, provider, auth) = Self.gatedRefusal()
         let server = Self.server(valid: "new")
         let client = Self.client(server, auth)
         let calls = (0..<20).map { _ in
@@ -316,5 +322,38 @@ struct AuthenticatorTests {
         let error = try #require(await call.value)
         #expect(error.code == .authentication)
         #expect(error.underlying is RefreshTimedOut)
+    }
+
+    @Test func a401ArrivingAfterTheRefreshFailedFailsWithoutAnotherRefresh() async throws {
+        let (gate, provider, auth) = Self.gatedRefusal()
+        let transport = HeldTransport()
+        let client = Self.client(transport, auth)
+        let early = Task { await expectFailure(client, Self.endpoint) }
+        let late = Task { await expectFailure(client, Self.endpoint) }
+        await transport.waitForArrivals(2)
+        // The first 401 starts the refresh, which fails; only then is the second one answered.
+        transport.answer("/v1/me", with: .status(401))
+        while auth.waitingCalls < 1 { await Task.yield() }
+        gate.open()
+        #expect(await early.value?.code == .authentication)
+        transport.answer("/v1/me", with: .status(401))
+        let error = await late.value
+        #expect(error?.code == .authentication)
+        #expect(error?.underlying is RefreshRefused)
+        #expect(error?.response?.statusCode == 401)
+        #expect(provider.refreshes.value == 1)
+        #expect(transport.arrivals.count == 2)
+    }
+
+    @Test func aReplacedCredentialReleasesTheWaitersAndIsUsedAfterwards() async throws {
+        let (_, provider, auth, server, client) = Self.gatedRefresh()
+        let waiting = Task { try await client.response(Self.endpoint) }
+        while auth.waitingCalls < 1 { await Task.yield() }
+        // The user logged in again while the refresh hangs.
+        auth.replaceCredential(with: "new")
+        #expect(try await waiting.value.attempts == 2)
+        _ = try await client.send(Self.endpoint)
+        #expect(Self.authorizations(server) == ["Bearer old", "Bearer new", "Bearer new"])
+        #expect(provider.refreshes.value == 1)
     }
 }
