@@ -47,6 +47,23 @@ struct JournalTests {
         }
     }
 
+    @Test func recordsWhenAClientGivesUpOnAStalledAnswer() async throws {
+        let json = #"{"id": "s", "request": {"urlPath": "/s"}, "response": {"fault": "stall"}}"#
+        try await withServer(json) { server async throws in
+            let channel = try await RawClient.connect(port: server.port)
+            try await channel.executeThenClose { _, outbound in
+                try await outbound.write(ByteBuffer(bytes: RawClient.request("GET", "/s", close: false)))
+                let pending = try await server.journal.waitFor(1, stub: "s")
+                #expect(pending.first?.timestamps.connectionClosed == nil)
+            }
+            // The client closed the connection (leaving executeThenClose).
+            let closed = try await server.journal.waitFor(1) { $0.timestamps.connectionClosed != nil }
+            let entry = try #require(closed.first)
+            #expect(entry.stubID == "s")
+            #expect((entry.timestamps.connectionClosed ?? 0) >= entry.timestamps.headersDone)
+        }
+    }
+
     @Test func isBoundedAndCountsWhatItDropped() async throws {
         try await withServer(journalCapacity: 3) { server async throws in
             for index in 0..<5 { _ = try await RawClient.send(port: server.port, "/status/\(200 + index)") }

@@ -16,6 +16,8 @@ struct Exchange: Sendable {
     var exchangeIndex: Int
     var status: Int?
     var unmatched: Bool
+    /// The connection closed while this was its latest exchange.
+    var connectionClosed: Bool
 
     /// The value of the first field with this name (case-insensitive).
     func header(_ name: String) -> String? {
@@ -33,6 +35,7 @@ struct Exchange: Sendable {
         self.exchangeIndex = entry.exchangeIndex
         self.status = entry.status
         self.unmatched = entry.unmatched
+        self.connectionClosed = entry.timestamps.connectionClosed != nil
     }
 
     /// From the admin API's JSON (`GET /__admin/requests`).
@@ -56,6 +59,7 @@ struct Exchange: Sendable {
         self.exchangeIndex = entry["exchangeIndex"] as? Int ?? 0
         self.status = entry["status"] as? Int
         self.unmatched = entry["unmatched"] as? Bool ?? false
+        self.connectionClosed = (entry["timestamps"] as? [String: Any])?["connectionClosed"] != nil
     }
 
     private static func untagged(_ id: String, tag: String) -> String {

@@ -19,6 +19,9 @@ public struct JournalEntry: Sendable, Encodable {
         public var responseStart: UInt64?
         /// The response was fully written, or the connection closed by a fault.
         public var responseEnd: UInt64?
+        /// The connection closed, by either side, while this was its latest
+        /// exchange: a client that gives up on a stalled answer shows here.
+        public var connectionClosed: UInt64?
     }
 
     /// Increasing from 1 across the server's life (not reset by `reset`).

@@ -35,6 +35,8 @@ final class MockConnectionHandler: ChannelInboundHandler {
     /// No more answers on this connection: closed, stalled or half-closed.
     private var silent = false
     private var exchanges = 0
+    /// The journal entry of this connection's latest exchange.
+    private var latestSequence: Int?
     /// The client closed its side (FIN): answer what is owed, then close.
     private var inputClosed = false
 
@@ -150,6 +152,10 @@ final class MockConnectionHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         silent = true
+        if let latestSequence {
+            let closed = core.now()
+            core.journal.update(latestSequence) { $0.timestamps.connectionClosed = closed }
+        }
         context.fireChannelInactive()
     }
 
@@ -221,7 +227,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
 
     private func record(_ exchange: Complete, _ fields: JournalFields) -> Int {
         let info = self.info
-        return core.journal.record { sequence in
+        let sequence = core.journal.record { sequence in
             JournalEntry(
                 sequence: sequence, connectionIndex: info.index, exchangeIndex: exchange.exchangeIndex,
                 remoteAddress: info.remoteAddress, request: exchange.request, stubID: fields.stubID,
@@ -236,6 +242,8 @@ final class MockConnectionHandler: ChannelInboundHandler {
                     headersDone: exchange.headersDone,
                     bodyDone: exchange.bodyDone))
         }
+        latestSequence = sequence
+        return sequence
     }
 
     private static func record(_ head: HTTPRequestHead, body: [UInt8]) -> RecordedRequest {

@@ -33,6 +33,8 @@ public final class APIClient: Sendable {
     private let state: Locked<State>
     /// The settings of endpoints that override none of the client's.
     let defaultSettings: CallSettings
+    /// The exchanges coalesced calls share.
+    let inFlight = InFlightCalls()
 
     private struct State {
         var environment: ServerEnvironment
@@ -131,6 +133,10 @@ public final class APIClient: Sendable {
 
     /// How many calls this client is running now.
     public var runningCalls: Int { state.withLock { $0.running.count } }
+
+    /// How many of them wait for an exchange they share with identical
+    /// calls (``Coalescing``), the one that sent it included.
+    public var coalescedCalls: Int { inFlight.callersInFlight }
 }
 
 /// A model with the response it came from.

@@ -132,6 +132,13 @@ public struct EndpointSpec: Sendable {
         set { SharedFields.unique(&box).fields.authenticates = newValue }
     }
 
+    /// Whether calls share one exchange with identical calls in flight
+    /// (``Coalescing``); `nil` (never) by default.
+    public var coalescing: Coalescing? {
+        get { box.fields.coalescing }
+        set { SharedFields.unique(&box).fields.coalescing = newValue }
+    }
+
     /// The fields themselves.
     private struct Fields: Sendable {
         var node: Node
@@ -156,6 +163,7 @@ public struct EndpointSpec: Sendable {
         var concurrencyPolicy: ConcurrencyPolicy? = nil
         var concurrencyGroup: ConcurrencyGroup? = nil
         var authenticates = true
+        var coalescing: Coalescing? = nil
     }
 
     /// Creates a spec with defaults for everything but the essentials.

@@ -7,8 +7,11 @@ import HTTPTypes
 /// 2. parameter interceptors;
 /// 3. encoding;
 /// 4. per-call interceptors, around
-/// 5. the attempt loop (``AttemptStage``): per-attempt interceptors, plugins
-///    `prepare`/`willSend`, transport, `didReceive`, validation, retry policy;
+/// 5. the attempt loop (``AttemptStage``) — shared with identical calls in
+///    flight when the endpoint coalesces (``InFlightCalls``), each attempt
+///    admitted by the call's ``ConcurrencyGroup`` — per-attempt interceptors,
+///    plugins `prepare`/`willSend`, transport, `didReceive`, validation,
+///    retry policy;
 /// 6. validation of what the per-call chain returned, unless this call
 ///    already validated that very response;
 /// 7. plugins' `process`;
@@ -184,13 +187,13 @@ struct CallPipeline: Sendable {
         let interceptors = state.settings.callInterceptors
         guard !interceptors.isEmpty else {
             do throws(CourierError) {
-                return .success(try await AttemptStage.run(request, state))
+                return .success(try await InFlightCalls.attempts(request, state))
             } catch {
                 return .failure(error)
             }
         }
         let chain = InterceptorChain.fold(interceptors, context: state.context) { request in
-            try await AttemptStage.run(request, state)
+            try await InFlightCalls.attempts(request, state)
         }
         do {
             return .success(try await chain(request))

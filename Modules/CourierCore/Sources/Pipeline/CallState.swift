@@ -29,10 +29,23 @@ struct CallState: Sendable {
     var settings: CallSettings { plan.settings }
 
     init(id: UInt64, plan: PassPlan, cancellation: CallCancellation) {
+        self.init(id: id, budget: CallBudget(), plan: plan, cancellation: cancellation)
+    }
+
+    private init(id: UInt64, budget: CallBudget, plan: PassPlan, cancellation: CallCancellation) {
         self.id = id
-        self.budget = CallBudget()
+        self.budget = budget
         self.plan = plan
         self.cancellation = cancellation
+    }
+
+    /// This call's state with another cancellation: for an exchange that
+    /// coalesced calls share, which only its last caller may cancel.
+    func sharing(_ cancellation: CallCancellation) -> CallState {
+        var copy = CallState(id: id, budget: budget, plan: plan, cancellation: cancellation)
+        copy.request = request
+        copy.membership = membership
+        return copy
     }
 }
 
@@ -123,6 +136,8 @@ final class CallSettings: Sendable {
     let concurrencyGroup: ConcurrencyGroup?
     /// The endpoint's policy; `nil` is `.default`.
     let concurrencyPolicy: ConcurrencyPolicy?
+    /// Whether identical calls in flight share an exchange; `nil`: never.
+    let coalescing: Coalescing?
 
     /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
     convenience init(_ configuration: APIClient.Configuration) {
@@ -147,6 +162,7 @@ final class CallSettings: Sendable {
         plugins = Self.joined(Self.joined(configuration.plugins, spec.plugins), callPlugins)
         concurrencyGroup = spec.concurrencyGroup ?? configuration.concurrencyGroup
         concurrencyPolicy = spec.concurrencyPolicy
+        coalescing = spec.coalescing
     }
 
     /// The settings for `spec` in `call`: the client's own when the endpoint
@@ -174,6 +190,6 @@ extension EndpointSpec {
             || maxBodySize != nil || maxDownloadSize != nil || !parameterInterceptors.isEmpty
             || !callInterceptors.isEmpty
             || !attemptInterceptors.isEmpty || !plugins.isEmpty || concurrencyPolicy != nil
-            || concurrencyGroup != nil
+            || concurrencyGroup != nil || coalescing != nil
     }
 }

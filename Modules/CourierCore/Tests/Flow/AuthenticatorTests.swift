@@ -36,28 +36,6 @@ struct AuthenticatorTests {
         }
     }
 
-    /// A one-shot gate a test opens.
-    final class Gate: Sendable {
-        private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let open = state.withLock { state in
-                    if !state.open { state.waiters.append(continuation) }
-                    return state.open
-                }
-                if open { continuation.resume() }
-            }
-        }
-        func open() {
-            let waiters = state.withLock { state in
-                state.open = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
-    }
-
     /// Answers 200 to `Bearer <valid>` and 401 to anything else; records every request.
     static func server(valid: String) -> RecordingTransport {
         RecordingTransport(
@@ -77,8 +55,9 @@ struct AuthenticatorTests {
 
     /// A client whose authenticator's refresh (to `new`) waits for the gate,
     /// against a server that accepts only `new`.
-    static func gatedRefresh() -> (Gate, Provider, Authenticator<Provider>, RecordingTransport, APIClient) {
-        let gate = Gate()
+    static func gatedRefresh() -> (TestGate, Provider, Authenticator<Provider>, RecordingTransport, APIClient)
+    {
+        let gate = TestGate()
         let provider = Provider { _ in
             await gate.wait()
             return "new"
@@ -91,8 +70,8 @@ struct AuthenticatorTests {
     struct RefreshRefused: Error {}
 
     /// An authenticator whose refresh waits for the gate, then fails with ``RefreshRefused``.
-    static func gatedRefusal() -> (Gate, Provider, Authenticator<Provider>) {
-        let gate = Gate()
+    static func gatedRefusal() -> (TestGate, Provider, Authenticator<Provider>) {
+        let gate = TestGate()
         let provider = Provider { _ in
             await gate.wait()
             throw RefreshRefused()
@@ -283,7 +262,7 @@ struct AuthenticatorTests {
     }
 
     @Test func cancellingTheCallThatStartedTheRefreshDoesNotCancelIt() async throws {
-        let gate = Gate()
+        let gate = TestGate()
         let provider = Provider { _ in
             await gate.wait()
             try Task.checkCancellation()

@@ -142,7 +142,7 @@ struct PaginationTests {
     @Test func cancellingTheLoopEndsTheWalk() async throws {
         let server = Self.catalogue()
         let client = Self.client(server)
-        let gate = AuthenticatorTests.Gate()
+        let gate = TestGate()
         let walk = Task { () -> (Int, CourierError.Code?) in
             var count = 0
             do throws(CourierError) {

@@ -1,0 +1,176 @@
+import HTTPTypes
+
+/// The exchanges a client's coalesced calls share (``Coalescing``): one per
+/// request key and endpoint, from its first caller until it ends or its
+/// last caller cancels.
+///
+/// The exchange — the attempt loop of the call that started it — runs in a
+/// task of its own, with a cancellation of its own, so that no single
+/// caller's cancellation reaches it; each caller waits for it and can stop
+/// waiting alone. When the last caller leaves, the exchange is cancelled
+/// (its transfer stops).
+final class InFlightCalls: Sendable {
+    /// A request key and the endpoint it came from.
+    struct Key: Hashable, Sendable {
+        let request: RequestKey
+        let endpoint: String
+    }
+
+    private struct Flight {
+        let id: UInt64
+        let cancellation: CallCancellation
+        var task: Task<Void, Never>?
+        /// The callers waiting for it.
+        var callers: Set<UInt64> = []
+    }
+
+    /// A caller's wait: its continuation once suspended, or the outcome that came first.
+    private struct Slot {
+        var continuation: CheckedContinuation<Result<RawResponse, CourierError>, Never>?
+        var outcome: Result<RawResponse, CourierError>?
+    }
+
+    private struct State: ~Copyable {
+        var flights: [Key: Flight] = [:]
+        var slots: [UInt64: Slot] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+
+    /// How many exchanges are in flight.
+    var count: Int { state.withLock { $0.flights.count } }
+
+    /// Callers waiting for any exchange.
+    var callersInFlight: Int { state.withLock { $0.flights.values.reduce(0) { $0 + $1.callers.count } } }
+
+    /// Runs the attempt loop for `request`, or joins the identical one in flight.
+    static func attempts(_ request: OutgoingRequest, _ state: CallState) async throws(CourierError)
+        -> RawResponse
+    {
+        guard let coalescing = state.settings.coalescing, coalescing.applies(to: request.head.method),
+            state.plan.spec.destination == nil, let requestKey = RequestKey(request)
+        else {
+            return try await AttemptStage.run(request, state)
+        }
+        let spec = state.plan.spec
+        let key = Key(request: requestKey, endpoint: "\(spec.node.name) \(spec.route)")
+        return try await state.plan.call.client.inFlight.share(key, request, state)
+    }
+
+    private func share(_ key: Key, _ request: OutgoingRequest, _ call: CallState)
+        async throws(CourierError) -> RawResponse
+    {
+        let (flight, caller, leads) = state.withLock { state in
+            state.nextID += 1
+            let caller = state.nextID
+            state.slots[caller] = Slot()
+            var leads = false
+            if state.flights[key] == nil {
+                state.nextID += 1
+                state.flights[key] = Flight(id: state.nextID, cancellation: CallCancellation())
+                leads = true
+            }
+            state.flights[key]?.callers.insert(caller)
+            return (state.flights[key], caller, leads)
+        }
+        guard let flight else { return try await AttemptStage.run(request, call) }
+        if leads {
+            let exchange = call.sharing(flight.cancellation)
+            let task = Task {
+                let result: Result<RawResponse, CourierError>
+                do throws(CourierError) {
+                    result = .success(try await AttemptStage.run(request, exchange))
+                } catch {
+                    result = .failure(error)
+                }
+                self.land(key, flight.id, result)
+            }
+            state.withLock { state in
+                if state.flights[key]?.id == flight.id { state.flights[key]?.task = task }
+            }
+        }
+        return try await wait(key, flight.id, caller, call).get()
+    }
+
+    /// Waits for the exchange; the caller's task or call cancellation ends its wait alone.
+    private func wait(_ key: Key, _ flight: UInt64, _ caller: UInt64, _ call: CallState) async
+        -> Result<RawResponse, CourierError>
+    {
+        let leave: @Sendable () -> Void = { [self] in self.leave(key, flight, caller, call) }
+        let registration = call.cancellation.onCancel(leave)
+        defer { registration.remove() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<RawResponse, CourierError>, Never>) in
+                let ready: Result<RawResponse, CourierError>? = state.withLock { state in
+                    if let outcome = state.slots[caller]?.outcome {
+                        state.slots[caller] = nil
+                        return outcome
+                    }
+                    state.slots[caller]?.continuation = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            leave()
+        }
+    }
+
+    /// A caller stops waiting; the last one out cancels the exchange.
+    private func leave(_ key: Key, _ flight: UInt64, _ caller: UInt64, _ call: CallState) {
+        let cancelled = Self.cancelled(call)
+        let (continuation, orphaned) = state.withLock {
+            state -> (CheckedContinuation<Result<RawResponse, CourierError>, Never>?, Flight?) in
+            guard let slot = state.slots[caller], slot.outcome == nil else { return (nil, nil) }
+            let continuation = slot.continuation
+            if continuation != nil {
+                state.slots[caller] = nil
+            } else {
+                state.slots[caller]?.outcome = .failure(cancelled)
+            }
+            var orphaned: Flight?
+            if state.flights[key]?.id == flight {
+                state.flights[key]?.callers.remove(caller)
+                if state.flights[key]?.callers.isEmpty == true {
+                    orphaned = state.flights.removeValue(forKey: key)
+                }
+            }
+            return (continuation, orphaned)
+        }
+        continuation?.resume(returning: .failure(cancelled))
+        if let orphaned {
+            orphaned.cancellation.cancel()
+            orphaned.task?.cancel()
+        }
+    }
+
+    /// The exchange ended: every caller still waiting gets the result.
+    private func land(_ key: Key, _ flight: UInt64, _ result: Result<RawResponse, CourierError>) {
+        let woken = state.withLock {
+            state -> [CheckedContinuation<Result<RawResponse, CourierError>, Never>] in
+            guard state.flights[key]?.id == flight, let landed = state.flights.removeValue(forKey: key) else {
+                return []
+            }
+            var woken: [CheckedContinuation<Result<RawResponse, CourierError>, Never>] = []
+            for caller in landed.callers {
+                if let continuation = state.slots[caller]?.continuation {
+                    state.slots[caller] = nil
+                    woken.append(continuation)
+                } else {
+                    // Not suspended yet: it finds the result when it does.
+                    state.slots[caller]?.outcome = result
+                }
+            }
+            return woken
+        }
+        for continuation in woken { continuation.resume(returning: result) }
+    }
+
+    private static func cancelled(_ call: CallState) -> CourierError {
+        ErrorMapping.cancelled(
+            by: call.cancellation, stage: .transport, request: call.request?.head,
+            attempt: call.budget.attempts)
+    }
+}
