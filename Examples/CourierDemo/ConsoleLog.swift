@@ -5,6 +5,9 @@ import Synchronization
 /// Prints every attempt as it comes back: status or error, envelope code and
 /// message, and the transport's own timing.
 struct ConsoleLog: Plugin {
+    /// Whether each line names its call (when calls of several endpoints interleave).
+    var namesCalls = false
+
     func didReceive(_ result: Result<RawResponse, CourierError>, request: HTTPRequest, context: CallContext)
         async
     {
@@ -16,7 +19,8 @@ struct ConsoleLog: Plugin {
         case .failure(let error):
             line = "\(error.code): \(error.message)"
         }
-        print("     attempt \(context.attempt): \(line)")
+        let call = namesCalls ? "\(context.name) #\(context.callID), " : ""
+        print("     \(call)attempt \(context.attempt): \(line)")
     }
 }
 
@@ -76,5 +80,34 @@ enum Format {
             return "\(status)business error \(business.code): \(business.message ?? "")"
         }
         return "\(error.code) at \(error.stage): \(error.message)"
+    }
+}
+
+/// Refreshes the shop's session token through the shop's refresh endpoint,
+/// counting the refreshes (the demo shows there is one).
+final class SessionRefresher: CredentialProvider {
+    private let api: ShopAPI
+    private let state = Mutex<(client: APIClient?, refreshes: Int)>((nil, 0))
+
+    init(api: ShopAPI) { self.api = api }
+
+    /// The client the refresh call goes through (the authenticated one: the
+    /// refresh endpoint opts out of authentication).
+    func use(_ client: APIClient) { state.withLock { $0.client = client } }
+
+    var refreshes: Int { state.withLock { $0.refreshes } }
+
+    func apply(_ token: String, to request: inout HTTPRequest) throws {
+        request.headerFields[.authorization] = "Bearer \(token)"
+    }
+
+    func refresh(_ token: String) async throws -> String {
+        guard
+            let client = state.withLock({ state in
+                state.refreshes += 1
+                return state.client
+            })
+        else { throw CourierError.vetoed("no client to refresh through") }
+        return try await client.send(api.refresh(token: token)).token
     }
 }

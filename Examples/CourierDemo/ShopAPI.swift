@@ -18,9 +18,14 @@ struct Order: Decodable, Sendable {
     let status: String
 }
 
-struct Page<Item: Decodable & Sendable>: Decodable, Sendable {
+struct OrderPage<Item: Decodable & Sendable>: Decodable, Sendable {
     let items: [Item]
     let nextPage: Int?
+}
+
+struct Cart: Decodable, Sendable {
+    let items: Int
+    let total: Double
 }
 
 struct Product: Decodable, Sendable {
@@ -45,9 +50,16 @@ struct ShopAPI {
 
     var me: Endpoint<Profile> { Endpoint(.get("me"), on: node) }
 
-    func orders(page: Int, size: Int = 3) -> Endpoint<Page<Order>> {
-        Endpoint(.get("orders"), on: node, query: ["page": .int(page), "size": .int(size)])
+    /// Trades a session token for a fresh one; never itself authenticated.
+    func refresh(token: String) -> Endpoint<Session> {
+        Endpoint<Session>(.post("token"), on: node, content: .json(["token": .string(token)]))
+            .withoutAuthentication()
     }
+
+    var cart: Endpoint<Cart> { Endpoint(.get("cart"), on: node) }
+
+    /// Orders, a page at a time (`client.pages(api.orders, by: .pageNumbers(size: 3, …))`).
+    var orders: Endpoint<OrderPage<Order>> { Endpoint(.get("orders"), on: node) }
 
     var recommendations: Endpoint<[Product]> { Endpoint(.get("recommendations"), on: node) }
 

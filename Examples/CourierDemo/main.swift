@@ -40,23 +40,24 @@ print("Courier demo: CourierCurl against \(CommandLine.arguments[1])")
 
 _ = await step(1, "Who am I, before logging in", api.me) { "\($0.name)" }
 
-if let session = await step(
+let session = await step(
     2, "Log in", api.login(user: "ada", password: "lovelace"), show: { "token \($0.token)" })
-{
-    token.set(session.token)
-}
+if let session { token.set(session.token) }
 
 _ = await step(3, "Profile, with the token added by an interceptor", api.me) {
     "\($0.name) <\($0.email)>, plan \($0.plan)"
 }
 
-var page: Int? = 1
-while let current = page {
-    let result = await step(4, "Orders, page \(current)", api.orders(page: current)) { page in
-        page.items.map { "#\($0.id) \(Format.money($0.total)) \($0.status)" }.joined(separator: ", ")
-            + (page.nextPage.map { "; next page \($0)" } ?? "; last page")
+print("\n4. Orders, walked page by page — \(api.orders.spec.route)")
+let pagination = Pagination<OrderPage<Order>>.pageNumbers(
+    size: 3, count: { $0.items.count }, isLast: { $0.model.nextPage == nil })
+do {
+    for try await page in client.pages(api.orders, by: pagination) {
+        let orders = page.model.items.map { "#\($0.id) \(Format.money($0.total)) \($0.status)" }
+        print("   ✓ \(page.position): \(orders.joined(separator: ", "))")
     }
-    page = result?.nextPage
+} catch {
+    print("   ✗ \(Format.failure(error))")
 }
 
 _ = await step(5, "Recommendations: a flaky endpoint, retried", api.recommendations) { products in
@@ -64,5 +65,31 @@ _ = await step(5, "Recommendations: a flaky endpoint, retried", api.recommendati
 }
 
 _ = await step(6, "Someone else's order: a business error", api.order(id: 42)) { "order #\($0.id)" }
+
+print("\n7. The session expires: five calls at once, one token refresh — \(api.cart.spec.route)")
+if let session {
+    let refresher = SessionRefresher(api: api)
+    let authenticator = Authenticator(refresher, credential: session.token)
+    let authenticated = APIClient(
+        transport: CurlTransport.shared, decoder: .codable, interceptors: [authenticator],
+        plugins: [ConsoleLog(namesCalls: true)])
+    refresher.use(authenticated)
+    let carts = await withTaskGroup(of: Result<Cart, CourierError>.self) { group in
+        for _ in 0..<5 {
+            group.addTask {
+                do throws(CourierError) { return .success(try await authenticated.send(api.cart)) } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        var served = 0
+        for await cart in group { if case .success = cart { served += 1 } }
+        return served
+    }
+    let served = carts
+    print(
+        "   ✓ \(served) of 5 carts served; \(refresher.refreshes) refresh; now using \(authenticator.credential)"
+    )
+}
 
 await CurlTransport.shared.shutdown()

@@ -39,6 +39,9 @@ struct Soak: AsyncParsableCommand {
     @Option(help: "The client's body limit in bytes (what stops a bomb).")
     var maxBody: Int = 1 << 20
 
+    @Option(help: "The kinds of calls to mix in, comma-separated (ok,reset,stall,bomb); the others' places go to ok calls.")
+    var kinds: String = "ok,reset,stall,bomb"
+
     @Option(help: "Calls through a first transport, shut down before the soak starts.")
     var warmUp: Int = 1_000
 
@@ -117,8 +120,9 @@ struct Soak: AsyncParsableCommand {
             )
             print("     calls   RSS MiB   fds   CPU µs/call   calls/s")
         }
-        let soak = SoakRun(
+        var soak = SoakRun(
             client: client, node: node, calls: calls, concurrency: concurrency, window: min(window, calls))
+        soak.kinds = Set(kinds.split(separator: ",").compactMap { SoakCall(rawValue: String($0)) })
         let result = await soak.run { row in
             guard !quiet else { return }
             print(

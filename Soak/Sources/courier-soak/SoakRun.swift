@@ -10,6 +10,8 @@ struct SoakRun {
     let calls: Int
     let concurrency: Int
     let window: Int
+    /// The kinds mixed in; the others' places go to `ok` calls.
+    var kinds: Set<SoakCall> = Set(SoakCall.allCases)
 
     /// How calls ended: per call index, how many times it ended (must be 1),
     /// and per kind, how many ended with each outcome.
@@ -75,7 +77,8 @@ struct SoakRun {
                 group.addTask {
                     while true {
                         guard let index = next.take() else { return }
-                        let kind = SoakCall.kind(of: index)
+                        let mixed = SoakCall.kind(of: index)
+                        let kind = kinds.contains(mixed) ? mixed : .ok
                         let result: Result<SoakItem, any Error>
                         do {
                             result = .success(
