@@ -39,7 +39,7 @@ struct Soak: AsyncParsableCommand {
     @Option(help: "The client's body limit in bytes (what stops a bomb).")
     var maxBody: Int = 1 << 20
 
-    @Option(help: "The kinds of calls to mix in, comma-separated (ok,reset,stall,bomb); the others' places go to ok calls.")
+    @Option(help: "The kinds of calls mixed in (ok,reset,stall,bomb); the others' places go to ok calls.")
     var kinds: String = "ok,reset,stall,bomb"
 
     @Option(help: "Calls through a first transport, shut down before the soak starts.")
