@@ -44,6 +44,16 @@ let package = Package(
                 .product(name: "CourierTesting", package: "Courier"),
             ]
         ),
+        // What flow control adds to a call: a ConcurrencyGroup and an
+        // Authenticator with no refresh due, 1,000 calls at once.
+        .executableTarget(
+            name: "courier-flow-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "CourierCore", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
+            ]
+        ),
         // The typed call: GET an envelope and decode the model, every stack.
         .executableTarget(
             name: "courier-typed-bench",

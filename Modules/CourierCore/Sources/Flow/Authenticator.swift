@@ -94,10 +94,21 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
     public func intercept(_ request: OutgoingRequest, context: CallContext, next: InterceptorNext)
         async throws -> RawResponse
     {
-        guard context.authenticates, !AuthenticationRefresh.inProgress.contains(ObjectIdentifier(self)) else {
+        guard context.authenticates else { return try await next(request) }
+        // The fast path — a valid credential, no refresh in flight — takes
+        // the lock once and suspends nowhere.
+        let usable = inner.withLock { $0.rules.usable }
+        // Calls the refresh makes pass untouched; one can only be running
+        // while a refresh is in flight, so only then is the task asked.
+        if usable == nil, AuthenticationRefresh.inProgress.contains(ObjectIdentifier(self)) {
             return try await next(request)
         }
-        let signed = try await credentialToSend()
+        let signed: Signed
+        if let usable, !provider.isExpired(usable.credential, now: clock.date) {
+            signed = usable
+        } else {
+            signed = try await credentialToSend()
+        }
         do {
             return try await next(try sign(request, with: signed))
         } catch let failure as CourierError where provider.isAuthenticationFailure(failure) {
@@ -108,14 +119,9 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
 
     // MARK: - Getting a credential
 
-    /// The credential to send with: at once when it is valid, after the refresh otherwise.
+    /// The credential to send with when the fast path found none: expired, or a refresh in flight.
     private func credentialToSend() async throws(CourierError) -> Signed {
         let now = clock.date
-        if let usable = inner.withLock({ $0.rules.usable }),
-            !provider.isExpired(usable.credential, now: now)
-        {
-            return usable
-        }
         let current = inner.withLock { $0.rules.current }
         let expired = provider.isExpired(current.credential, now: now)
         let time = clock.now
