@@ -5,7 +5,8 @@
 // interleaved; the added cost is taken per round (with − without), then the
 // median. CPU µs per call from getrusage, the whole process.
 //
-// Usage: courier-flow-bench [rounds=7] [--calls-per-task N]
+// Usage: courier-flow-bench [rounds=7] [--calls-per-task N] [--only TEXT]
+//   --only runs the workloads whose name contains TEXT (for profiling)
 
 import BenchSupport
 import CourierCore
@@ -77,15 +78,19 @@ func measure(_ client: APIClient, perTask: Int) async throws -> Double {
 
 var rounds = 7
 var perTask = 20
+var only: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--calls-per-task": perTask = arguments.next().flatMap(Int.init) ?? perTask
+    case "--only": only = arguments.next()
     default: rounds = Int(argument) ?? rounds
     }
 }
 
-let clients = Workload.allCases.map { ($0, client($0)) }
+let clients = Workload.allCases.filter { only == nil || $0.rawValue.contains(only ?? "") }.map {
+    ($0, client($0))
+}
 for (_, client) in clients { _ = try await measure(client, perTask: 2) }  // warm up
 
 var results: [Workload: [Double]] = [:]
