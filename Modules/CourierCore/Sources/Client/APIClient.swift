@@ -112,7 +112,8 @@ public final class APIClient: Sendable {
         }
         defer { state.withLock { $0.running.remove(slot) } }
         let inputs = CallInputs(
-            id: id, client: self, environment: environment, plugins: plugins, progress: progress)
+            id: id, client: self, environment: environment, plugins: plugins, progress: progress,
+            cancellation: cancellation)
         let call = CallState(
             id: id, plan: PassPlan(spec: endpoint.spec, call: inputs), cancellation: cancellation)
         return try await CallPipeline().run(endpoint, call).get()

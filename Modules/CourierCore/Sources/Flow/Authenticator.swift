@@ -107,12 +107,12 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
         if let usable, !provider.isExpired(usable.credential, now: clock.date) {
             signed = usable
         } else {
-            signed = try await credentialToSend()
+            signed = try await credentialToSend(context.cancellation)
         }
         do {
             return try await next(try sign(request, with: signed))
         } catch let failure as CourierError where provider.isAuthenticationFailure(failure) {
-            let fresh = try await credentialAfterFailure(of: signed, failure)
+            let fresh = try await credentialAfterFailure(of: signed, failure, context.cancellation)
             return try await next(try sign(request, with: fresh))
         }
     }
@@ -120,7 +120,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
     // MARK: - Getting a credential
 
     /// The credential to send with when the fast path found none: expired, or a refresh in flight.
-    private func credentialToSend() async throws(CourierError) -> Signed {
+    private func credentialToSend(_ call: CallCancellation?) async throws(CourierError) -> Signed {
         let now = clock.date
         let current = inner.withLock { $0.rules.current }
         let expired = provider.isExpired(current.credential, now: now)
@@ -130,11 +130,13 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
             Self.open(step, &inner)
             return step
         }
-        return try await follow(step, failure: nil)
+        return try await follow(step, failure: nil, call)
     }
 
     /// The credential to replay with after `signed` was refused.
-    private func credentialAfterFailure(of signed: Signed, _ failure: CourierError)
+    private func credentialAfterFailure(
+        of signed: Signed, _ failure: CourierError, _ call: CallCancellation?
+    )
         async throws(CourierError) -> Signed
     {
         let time = clock.now
@@ -143,7 +145,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
             Self.open(step, &inner)
             return step
         }
-        return try await follow(step, failure: failure)
+        return try await follow(step, failure: failure, call)
     }
 
     /// Makes a slot for a step that waits (under the lock, before anyone can end it).
@@ -154,7 +156,9 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
         }
     }
 
-    private func follow(_ step: AuthenticatorState<Credential>.Step, failure: CourierError?)
+    private func follow(
+        _ step: AuthenticatorState<Credential>.Step, failure: CourierError?, _ call: CallCancellation?
+    )
         async throws(CourierError) -> Signed
     {
         switch step {
@@ -176,9 +180,9 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
             throw error
         case .refresh(let signed, let waiter):
             startRefresh(from: signed)
-            return try await wait(waiter, failure: failure).get()
+            return try await wait(waiter, failure: failure, call).get()
         case .wait(let waiter):
-            return try await wait(waiter, failure: failure).get()
+            return try await wait(waiter, failure: failure, call).get()
         }
     }
 
@@ -268,7 +272,11 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
 
     // MARK: - Waiting
 
-    private func wait(_ waiter: Waiter, failure: CourierError?) async -> Result<Signed, CourierError> {
+    private func wait(_ waiter: Waiter, failure: CourierError?, _ call: CallCancellation?) async
+        -> Result<Signed, CourierError>
+    {
+        let registration = call?.onCancel { [self] in withdraw(waiter, reason: call?.reason) }
+        defer { registration?.remove() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<Signed, CourierError>, Never>) in
@@ -283,7 +291,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
-            withdraw(waiter)
+            withdraw(waiter, reason: nil)
         }
         // The call that failed authentication carries its response into the error.
         guard case .failure(var error) = result, let failure else { return result }
@@ -292,11 +300,14 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
         return .failure(error)
     }
 
-    /// A waiting call was cancelled: it leaves at once; the refresh goes on.
-    private func withdraw(_ waiter: Waiter) {
-        let cancelled = CourierError(
-            .cancelled, stage: .authentication,
-            message: "the call was cancelled while waiting for a credential refresh")
+    /// A waiting call was cancelled (by its task, ``APIClient/cancelAll()``
+    /// or a policy, whose `reason` it ends with): it leaves at once; the refresh goes on.
+    private func withdraw(_ waiter: Waiter, reason: CourierError?) {
+        let cancelled =
+            reason
+            ?? CourierError(
+                .cancelled, stage: .authentication,
+                message: "the call was cancelled while waiting for a credential refresh")
         let continuation = inner.withLock {
             inner -> CheckedContinuation<Result<Signed, CourierError>, Never>? in
             guard inner.rules.withdraw(waiter) else { return nil }

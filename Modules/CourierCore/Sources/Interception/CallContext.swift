@@ -16,6 +16,11 @@ public struct CallContext: Sendable {
     /// marked ``Endpoint/withoutAuthentication()``, which an
     /// ``Authenticator`` (and any interceptor of yours that signs) leaves alone.
     public let authenticates: Bool
+    /// Cancellation of the call from outside its task (``APIClient/cancelAll()``,
+    /// a concurrency policy): an interceptor that waits for something of
+    /// its own (a token refresh) stops waiting when it fires. `nil` in a
+    /// context made by hand.
+    public let cancellation: CallCancellation?
     /// Which pass through the pipeline this is: 0 for the call's first, then
     /// 1, 2, … for each time a response handler ran the call again.
     public internal(set) var replay: Int
@@ -29,7 +34,7 @@ public struct CallContext: Sendable {
     /// Creates a context; the client makes these, tests may too.
     public init(
         callID: UInt64, name: String, route: Route, node: Node, environment: ServerEnvironment, attempt: Int,
-        replay: Int = 0, authenticates: Bool = true
+        replay: Int = 0, authenticates: Bool = true, cancellation: CallCancellation? = nil
     ) {
         self.callID = callID
         self.givenName = name
@@ -39,12 +44,13 @@ public struct CallContext: Sendable {
         self.attempt = attempt
         self.replay = replay
         self.authenticates = authenticates
+        self.cancellation = cancellation
     }
 
     /// The pipeline's context: the name is the route's, made only when read.
     init(
         callID: UInt64, route: Route, node: Node, environment: ServerEnvironment, replay: Int,
-        authenticates: Bool
+        authenticates: Bool, cancellation: CallCancellation?
     ) {
         self.callID = callID
         self.givenName = nil
@@ -54,5 +60,6 @@ public struct CallContext: Sendable {
         self.attempt = 0
         self.replay = replay
         self.authenticates = authenticates
+        self.cancellation = cancellation
     }
 }

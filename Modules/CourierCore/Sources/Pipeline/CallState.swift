@@ -71,8 +71,7 @@ final class PassPlan: Sendable {
         self.settings = settings
         self.context = CallContext(
             callID: call.id, route: spec.route, node: spec.node, environment: call.environment,
-            replay: replay,
-            authenticates: spec.authenticates)
+            replay: replay, authenticates: spec.authenticates, cancellation: call.cancellation)
         self.envelope = spec.envelopeFormat
         self.call = call
     }
@@ -104,6 +103,8 @@ struct CallInputs: Sendable {
     let plugins: [any Plugin]
     /// Upload and download progress for the caller.
     let progress: (@Sendable (TransferProgress) -> Void)?
+    /// The call's cancellation from outside its task, for the context.
+    var cancellation: CallCancellation? = nil
 }
 
 /// Each setting an endpoint may leave to the client, resolved in one place:

@@ -335,4 +335,17 @@ struct AuthenticatorTests {
         #expect(Self.authorizations(server) == ["Bearer old", "Bearer new", "Bearer new"])
         #expect(provider.refreshes.value == 1)
     }
+
+    @Test func cancelAllEndsTheCallsWaitingForARefresh() async throws {
+        let (gate, provider, auth, _, client) = Self.gatedRefresh()
+        let calls = (0..<2).map { _ in Task { await expectFailure(client, Self.endpoint) } }
+        while auth.waitingCalls < 2 { await Task.yield() }
+        client.cancelAll()
+        for call in calls { #expect(await call.value?.code == .cancelled) }
+        #expect(auth.waitingCalls == 0)
+        // The refresh itself goes on.
+        gate.open()
+        while auth.credential != "new" { await Task.yield() }
+        #expect(provider.refreshes.value == 1)
+    }
 }
