@@ -44,16 +44,10 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
 
     private struct Inner: ~Copyable {
         var rules: AuthenticatorState<Credential>
-        /// Waiting calls: their continuation once suspended, or their outcome
-        /// when it came first.
-        var slots: [Waiter: Slot] = [:]
+        /// The waits of calls waiting for a refresh, by the rules' waiter numbers.
+        var waits = PendingWaits<Result<Signed, CourierError>>()
         /// The error of the last refresh, when it failed.
         var refreshFailure: CourierError?
-    }
-
-    private struct Slot {
-        var continuation: CheckedContinuation<Result<Signed, CourierError>, Never>?
-        var outcome: Result<Signed, CourierError>?
     }
 
     private let provider: Provider
@@ -151,7 +145,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
     /// Makes a slot for a step that waits (under the lock, before anyone can end it).
     private static func open(_ step: AuthenticatorState<Credential>.Step, _ inner: inout Inner) {
         switch step {
-        case .wait(let waiter), .refresh(_, let waiter): inner.slots[waiter] = Slot()
+        case .wait(let waiter), .refresh(_, let waiter): inner.waits.open(waiter)
         case .use, .refuse, .refreshFailed: break
         }
     }
@@ -256,17 +250,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
     private func wake(
         _ end: AuthenticatorState<Credential>.RefreshEnd, _ outcome: Result<Signed, CourierError>
     ) {
-        var woken: [CheckedContinuation<Result<Signed, CourierError>, Never>] = []
-        inner.withLock { inner in
-            for waiter in end.waiters {
-                if let continuation = inner.slots[waiter]?.continuation {
-                    inner.slots[waiter] = nil
-                    woken.append(continuation)
-                } else {
-                    inner.slots[waiter]?.outcome = outcome
-                }
-            }
-        }
+        let woken = inner.withLock { inner in end.waiters.compactMap { inner.waits.end($0, with: outcome) } }
         for continuation in woken { continuation.resume(returning: outcome) }
     }
 
@@ -277,17 +261,12 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
     {
         let registration = call?.onCancel { [self] in withdraw(waiter, reason: call?.reason) }
         defer { registration?.remove() }
+        let missing = Result<Signed, CourierError>.failure(
+            CourierError(.authentication, stage: .authentication, message: "the refresh's answer was lost"))
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<Signed, CourierError>, Never>) in
-                let ready: Result<Signed, CourierError>? = inner.withLock { inner in
-                    if let outcome = inner.slots[waiter]?.outcome {
-                        inner.slots[waiter] = nil
-                        return outcome
-                    }
-                    inner.slots[waiter]?.continuation = continuation
-                    return nil
-                }
+                let ready = inner.withLock { $0.waits.suspend(waiter, continuation, missing: missing) }
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
@@ -308,15 +287,8 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
             ?? CourierError(
                 .cancelled, stage: .authentication,
                 message: "the call was cancelled while waiting for a credential refresh")
-        let continuation = inner.withLock {
-            inner -> CheckedContinuation<Result<Signed, CourierError>, Never>? in
-            guard inner.rules.withdraw(waiter) else { return nil }
-            guard let continuation = inner.slots[waiter]?.continuation else {
-                inner.slots[waiter]?.outcome = .failure(cancelled)
-                return nil
-            }
-            inner.slots[waiter] = nil
-            return continuation
+        let continuation = inner.withLock { inner in
+            inner.rules.withdraw(waiter) ? inner.waits.end(waiter, with: .failure(cancelled)) : nil
         }
         continuation?.resume(returning: .failure(cancelled))
     }

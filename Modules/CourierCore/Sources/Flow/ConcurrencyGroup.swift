@@ -29,28 +29,10 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
         /// Each member's cancellation, to end it for `cancelOthers`.
         var calls: [ConcurrencyGroupState.Ticket: CallCancellation] = [:]
         /// Queued attempts, by member: each waits for the member's admission.
-        var waiters: [ConcurrencyGroupState.Ticket: [Waiter]] = [:]
-        var nextWaiter: UInt64 = 0
-    }
-
-    /// A queued attempt: its continuation once it suspended, or the outcome
-    /// that came before it did.
-    private struct Waiter {
-        let id: UInt64
-        var continuation: CheckedContinuation<CourierError?, Never>?
-        var outcome: Outcome?
-    }
-
-    /// How a wait ended.
-    private enum Outcome {
-        case admitted
-        case failed(CourierError)
-
-        /// What the waiting attempt is told: `nil` to go, or why not.
-        var failure: CourierError? {
-            if case .failed(let error) = self { return error }
-            return nil
-        }
+        var queued: [ConcurrencyGroupState.Ticket: [UInt64]] = [:]
+        /// The waits of queued attempts: `nil` (go) or why not.
+        var waits = PendingWaits<CourierError?>()
+        var nextWait: UInt64 = 0
     }
 
     private let inner = Locked(Inner())
@@ -89,27 +71,28 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
         _ ticket: ConcurrencyGroupState.Ticket, policy: ConcurrencyPolicy, cancellation: CallCancellation
     ) async throws(CourierError) {
         let reason = cancelledError(by: policy)
-        let (admission, waiter, calls, woken) = inner.withLock { inner in
+        let (admission, wait, calls, woken) = inner.withLock { inner in
             let admission = inner.rules.request(ticket, policy: policy)
-            var waiter: UInt64?
+            var wait: UInt64?
             var calls: [CallCancellation] = []
             var woken: [CheckedContinuation<CourierError?, Never>] = []
             switch admission {
             case .queued:
-                inner.nextWaiter += 1
-                waiter = inner.nextWaiter
-                inner.waiters[ticket, default: []].append(Waiter(id: inner.nextWaiter))
+                inner.nextWait += 1
+                wait = inner.nextWait
+                inner.waits.open(inner.nextWait)
+                inner.queued[ticket, default: []].append(inner.nextWait)
             case .runAfterCancelling(let cancelled):
                 for member in cancelled {
                     if member.wasQueued {
-                        woken += Self.resolve(member.ticket, .failed(reason), &inner)
+                        woken += Self.end(member.ticket, reason, &inner)
                     } else if let call = inner.calls[member.ticket] {
                         calls.append(call)
                     }
                 }
             case .run, .ignored, .refused: break
             }
-            return (admission, waiter, calls, woken)
+            return (admission, wait, calls, woken)
         }
         switch admission {
         case .run:
@@ -125,15 +108,15 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
         case .refused:
             throw cancelledError(by: nil)
         case .queued:
-            guard let waiter else { return }
-            if let failure = await wait(ticket, waiter, cancellation) { throw failure }
+            guard let wait else { return }
+            if let failure = await self.wait(ticket, wait, cancellation) { throw failure }
         }
     }
 
     /// The attempt that `admit` let run ended.
     func finish(_ ticket: ConcurrencyGroupState.Ticket) {
         let woken = inner.withLock { inner in
-            inner.rules.finish(ticket).map { Self.resolve($0, .admitted, &inner) } ?? []
+            inner.rules.finish(ticket).map { Self.end($0, nil, &inner) } ?? []
         }
         for continuation in woken { continuation.resume(returning: nil) }
     }
@@ -142,8 +125,8 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
     func leave(_ ticket: ConcurrencyGroupState.Ticket) {
         let woken = inner.withLock { inner in
             inner.calls[ticket] = nil
-            inner.waiters[ticket] = nil
-            return inner.rules.leave(ticket).map { Self.resolve($0, .admitted, &inner) } ?? []
+            for wait in inner.queued.removeValue(forKey: ticket) ?? [] { inner.waits.close(wait) }
+            return inner.rules.leave(ticket).map { Self.end($0, nil, &inner) } ?? []
         }
         for continuation in woken { continuation.resume(returning: nil) }
     }
@@ -151,29 +134,19 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
     // MARK: - Waiting
 
     /// Suspends until the member is admitted, cancelled by policy, or the
-    /// task or call is cancelled (then the waiter leaves the queue at once).
+    /// task or call is cancelled (then the attempt leaves the queue at once).
+    /// - Returns: `nil` to run, or why not.
     private func wait(
-        _ ticket: ConcurrencyGroupState.Ticket, _ waiter: UInt64, _ cancellation: CallCancellation
+        _ ticket: ConcurrencyGroupState.Ticket, _ wait: UInt64, _ cancellation: CallCancellation
     ) async -> CourierError? {
-        let withdraw: @Sendable () -> Void = { [self] in self.withdraw(ticket, waiter) }
+        let withdraw: @Sendable () -> Void = { [self] in self.withdraw(ticket, wait) }
         let registration = cancellation.onCancel(withdraw)
         defer { registration.remove() }
+        let missing = cancelledError(by: nil)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<CourierError?, Never>) in
-                let ready: Outcome? = inner.withLock { inner in
-                    guard let index = inner.waiters[ticket]?.firstIndex(where: { $0.id == waiter }) else {
-                        // Every way out of the queue records an outcome for a
-                        // waiter that has not suspended; this is not reached.
-                        return .failed(self.cancelledError(by: nil))
-                    }
-                    if let outcome = inner.waiters[ticket]?[index].outcome {
-                        inner.waiters[ticket]?.remove(at: index)
-                        return outcome
-                    }
-                    inner.waiters[ticket]?[index].continuation = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready.failure) }
+                let ready = inner.withLock { $0.waits.suspend(wait, continuation, missing: missing) }
+                if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
             withdraw()
@@ -181,20 +154,13 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
     }
 
     /// A queued attempt gives up: it leaves the queue and its wait ends cancelled.
-    private func withdraw(_ ticket: ConcurrencyGroupState.Ticket, _ waiter: UInt64) {
+    private func withdraw(_ ticket: ConcurrencyGroupState.Ticket, _ wait: UInt64) {
         let failure = CourierError(
             .cancelled, stage: .concurrency, message: "the call was cancelled while queued in \(self)")
         let continuation: CheckedContinuation<CourierError?, Never>? = inner.withLock { inner in
-            guard let index = inner.waiters[ticket]?.firstIndex(where: { $0.id == waiter }),
-                inner.waiters[ticket]?[index].outcome == nil,
-                inner.rules.withdraw(ticket)
-            else { return nil }
-            guard let continuation = inner.waiters[ticket]?[index].continuation else {
-                inner.waiters[ticket]?[index].outcome = .failed(failure)
-                return nil
-            }
-            inner.waiters[ticket]?.remove(at: index)
-            return continuation
+            guard inner.waits.isPending(wait), inner.rules.withdraw(ticket) else { return nil }
+            inner.queued[ticket]?.removeAll { $0 == wait }
+            return inner.waits.end(wait, with: failure)
         }
         continuation?.resume(returning: failure)
     }
@@ -202,21 +168,10 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
     /// Ends the waits of a member's queued attempts with `outcome` (`nil`:
     /// admitted): those suspended are returned to be resumed outside the
     /// lock; those not yet suspended find the outcome when they try.
-    private static func resolve(
-        _ ticket: ConcurrencyGroupState.Ticket, _ outcome: Outcome?, _ inner: inout Inner
+    private static func end(
+        _ ticket: ConcurrencyGroupState.Ticket, _ outcome: CourierError?, _ inner: inout Inner
     ) -> [CheckedContinuation<CourierError?, Never>] {
-        var woken: [CheckedContinuation<CourierError?, Never>] = []
-        var pending: [Waiter] = []
-        for var waiter in inner.waiters.removeValue(forKey: ticket) ?? [] {
-            if let continuation = waiter.continuation {
-                woken.append(continuation)
-            } else {
-                waiter.outcome = outcome
-                pending.append(waiter)
-            }
-        }
-        if !pending.isEmpty { inner.waiters[ticket] = pending }
-        return woken
+        (inner.queued.removeValue(forKey: ticket) ?? []).compactMap { inner.waits.end($0, with: outcome) }
     }
 
     private func cancelledError(by policy: ConcurrencyPolicy?) -> CourierError {

@@ -24,15 +24,10 @@ final class InFlightCalls: Sendable {
         var callers: Set<UInt64> = []
     }
 
-    /// A caller's wait: its continuation once suspended, or the outcome that came first.
-    private struct Slot {
-        var continuation: CheckedContinuation<Result<RawResponse, CourierError>, Never>?
-        var outcome: Result<RawResponse, CourierError>?
-    }
-
     private struct State: ~Copyable {
         var flights: [Key: Flight] = [:]
-        var slots: [UInt64: Slot] = [:]
+        /// Each caller's wait for its exchange.
+        var waits = PendingWaits<Result<RawResponse, CourierError>>()
         var nextID: UInt64 = 0
     }
 
@@ -64,7 +59,7 @@ final class InFlightCalls: Sendable {
         let (flight, caller, leads) = state.withLock { state in
             state.nextID += 1
             let caller = state.nextID
-            state.slots[caller] = Slot()
+            state.waits.open(caller)
             var leads = false
             if state.flights[key] == nil {
                 state.nextID += 1
@@ -103,13 +98,8 @@ final class InFlightCalls: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<RawResponse, CourierError>, Never>) in
-                let ready: Result<RawResponse, CourierError>? = state.withLock { state in
-                    if let outcome = state.slots[caller]?.outcome {
-                        state.slots[caller] = nil
-                        return outcome
-                    }
-                    state.slots[caller]?.continuation = continuation
-                    return nil
+                let ready = state.withLock {
+                    $0.waits.suspend(caller, continuation, missing: .failure(Self.cancelled(call)))
                 }
                 if let ready { continuation.resume(returning: ready) }
             }
@@ -123,13 +113,8 @@ final class InFlightCalls: Sendable {
         let cancelled = Self.cancelled(call)
         let (continuation, orphaned) = state.withLock {
             state -> (CheckedContinuation<Result<RawResponse, CourierError>, Never>?, Flight?) in
-            guard let slot = state.slots[caller], slot.outcome == nil else { return (nil, nil) }
-            let continuation = slot.continuation
-            if continuation != nil {
-                state.slots[caller] = nil
-            } else {
-                state.slots[caller]?.outcome = .failure(cancelled)
-            }
+            guard state.waits.isPending(caller) else { return (nil, nil) }
+            let continuation = state.waits.end(caller, with: .failure(cancelled))
             var orphaned: Flight?
             if state.flights[key]?.id == flight {
                 state.flights[key]?.callers.remove(caller)
@@ -153,17 +138,8 @@ final class InFlightCalls: Sendable {
             guard state.flights[key]?.id == flight, let landed = state.flights.removeValue(forKey: key) else {
                 return []
             }
-            var woken: [CheckedContinuation<Result<RawResponse, CourierError>, Never>] = []
-            for caller in landed.callers {
-                if let continuation = state.slots[caller]?.continuation {
-                    state.slots[caller] = nil
-                    woken.append(continuation)
-                } else {
-                    // Not suspended yet: it finds the result when it does.
-                    state.slots[caller]?.outcome = result
-                }
-            }
-            return woken
+            // Callers that have not suspended yet find the result when they do.
+            return landed.callers.compactMap { state.waits.end($0, with: result) }
         }
         for continuation in woken { continuation.resume(returning: result) }
     }
