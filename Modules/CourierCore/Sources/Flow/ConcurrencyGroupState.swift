@@ -85,7 +85,7 @@ struct ConcurrencyGroupState: Sendable, Equatable {
             return .queued
         case .idle: break
         }
-        switch policy {
+        switch policy.kind {
         case .default:
             start(ticket)
             return .run

@@ -11,24 +11,35 @@
 /// let add = Endpoint<Cart>(.post("cart/items"), on: .api)
 ///     .concurrency(.wait(priority: .high), in: cart)
 /// ```
-public enum ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
+public struct ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
+    /// The policies, for the group's rules (an open set to users: a new one may come).
+    enum Kind: Sendable, Hashable {
+        case `default`, cancelOthers, ignoreCurrent
+        case wait(ConcurrencyPriority)
+    }
+
+    let kind: Kind
+
     /// Runs at once and counts as running (the default): it may overtake
     /// queued ``wait(priority:)`` calls, and while it runs it holds them back
     /// and makes ``ignoreCurrent`` calls fail.
-    case `default`
+    public static let `default` = ConcurrencyPolicy(kind: .default)
     /// Ends every other call of the group — queued, waiting for a retry, or
     /// running (its transfer is stopped) — with
     /// ``CourierError/Code/cancelledByPolicy``, then runs. The calls it ends
     /// are never retried (XZKit's documentation; its code retried them).
-    case cancelOthers
+    public static let cancelOthers = ConcurrencyPolicy(kind: .cancelOthers)
     /// Fails at once with ``CourierError/Code/ignoredByPolicy`` while any
     /// call of the group runs, otherwise runs; never retried. A user tapping
     /// "refresh" twice sends one request, and the second tap gets a clear answer.
-    case ignoreCurrent
+    public static let ignoreCurrent = ConcurrencyPolicy(kind: .ignoreCurrent)
+
     /// Runs when nothing in the group runs; otherwise queues. After each
     /// attempt that ends, one queued call starts, if nothing else runs:
     /// the highest priority first, first come first served within a priority.
-    case wait(priority: ConcurrencyPriority)
+    public static func wait(priority: ConcurrencyPriority) -> ConcurrencyPolicy {
+        ConcurrencyPolicy(kind: .wait(priority))
+    }
 
     /// XZKit v2's `waitUntilAllDone`: queues behind everything that runs or
     /// waits, first come first served — ``wait(priority:)`` at the default priority.
@@ -40,7 +51,7 @@ public enum ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
 
     /// `default`, `cancelOthers`, `ignoreCurrent` or `wait(priority: n)`.
     public var description: String {
-        switch self {
+        switch kind {
         case .default: "default"
         case .cancelOthers: "cancelOthers"
         case .ignoreCurrent: "ignoreCurrent"

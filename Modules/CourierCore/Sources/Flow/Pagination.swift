@@ -1,19 +1,40 @@
 import HTTPTypes
 
-/// Where a page starts: what a ``Pagination`` puts on the request.
-public enum PagePosition: Sendable, Hashable, CustomStringConvertible {
+/// Where a page starts: what a ``Pagination`` puts on the request. An
+/// open set (a struct): compare with `==`, or read the one you used.
+public struct PagePosition: Sendable, Hashable, CustomStringConvertible {
+    enum Kind: Sendable, Hashable {
+        case page(Int)
+        case offset(Int)
+        case cursor(String?)
+        case query(Parameters)
+    }
+
+    let kind: Kind
+
     /// A page number (page/size paging).
-    case page(Int)
+    public static func page(_ number: Int) -> PagePosition { PagePosition(kind: .page(number)) }
     /// An item offset (offset/limit paging).
-    case offset(Int)
+    public static func offset(_ offset: Int) -> PagePosition { PagePosition(kind: .offset(offset)) }
     /// An opaque cursor the server handed out; `nil` for the first page.
-    case cursor(String?)
+    public static func cursor(_ cursor: String?) -> PagePosition { PagePosition(kind: .cursor(cursor)) }
     /// Query parameters taken from a `Link: <…>; rel="next"` URL; empty for the first page.
-    case query(Parameters)
+    public static func query(_ parameters: Parameters) -> PagePosition {
+        PagePosition(kind: .query(parameters))
+    }
+
+    /// The page number, for a page position.
+    public var page: Int? { if case .page(let number) = kind { number } else { nil } }
+    /// The item offset, for an offset position.
+    public var offset: Int? { if case .offset(let offset) = kind { offset } else { nil } }
+    /// The cursor, for a cursor position past the first page.
+    public var cursor: String? { if case .cursor(let cursor) = kind { cursor } else { nil } }
+    /// The query parameters, for a `Link` position.
+    public var query: Parameters? { if case .query(let parameters) = kind { parameters } else { nil } }
 
     /// `page 2`, `offset 40`, `cursor abc`, `query page=2`.
     public var description: String {
-        switch self {
+        switch kind {
         case .page(let number): "page \(number)"
         case .offset(let offset): "offset \(offset)"
         case .cursor(let cursor): "cursor \(cursor ?? "(first)")"
@@ -82,11 +103,11 @@ public struct Pagination<Model: Sendable>: Sendable {
         Pagination(
             first: .page(firstPage),
             apply: { endpoint, position in
-                guard case .page(let number) = position else { return endpoint }
+                guard let number = position.page else { return endpoint }
                 return endpoint.adding(parameters: [pageKey: .int(number), sizeKey: .int(size)])
             },
             next: { reply, position in
-                guard case .page(let number) = position else { return nil }
+                guard let number = position.page else { return nil }
                 let last = isLast?(reply) ?? (count(reply.model) < size)
                 return last ? nil : .page(number + 1)
             }, count: count)
@@ -102,11 +123,11 @@ public struct Pagination<Model: Sendable>: Sendable {
         Pagination(
             first: .offset(firstOffset),
             apply: { endpoint, position in
-                guard case .offset(let offset) = position else { return endpoint }
+                guard let offset = position.offset else { return endpoint }
                 return endpoint.adding(parameters: [offsetKey: .int(offset), limitKey: .int(limit)])
             },
             next: { reply, position in
-                guard case .offset(let offset) = position else { return nil }
+                guard let offset = position.offset else { return nil }
                 let received = count(reply.model)
                 let last = isLast?(reply) ?? (received < limit)
                 return last ? nil : .offset(offset + received)
@@ -123,7 +144,7 @@ public struct Pagination<Model: Sendable>: Sendable {
         Pagination(
             first: .cursor(nil),
             apply: { endpoint, position in
-                guard case .cursor(let value?) = position else { return endpoint }
+                guard let value = position.cursor else { return endpoint }
                 return endpoint.adding(parameters: [key: .string(value)])
             },
             next: { reply, _ in
@@ -139,7 +160,7 @@ public struct Pagination<Model: Sendable>: Sendable {
         Pagination(
             first: .query(.empty),
             apply: { endpoint, position in
-                guard case .query(let parameters) = position, !parameters.isEmpty else { return endpoint }
+                guard let parameters = position.query, !parameters.isEmpty else { return endpoint }
                 return endpoint.adding(query: parameters)
             },
             next: { reply, _ in
