@@ -33,6 +33,7 @@ struct CoalescingTests {
         let client = APIClient(transport: transport)
         let calls = (0..<20).map { _ in Self.start(client) }
         await Self.waitForCallers(20, client)
+        await transport.waitForArrivals(1)
         #expect(transport.arrivals == ["/v1/items"])
         transport.answer("/v1/items", with: .json(#"{"n":1}"#))
         var attempts: [Int] = []
@@ -95,6 +96,7 @@ struct CoalescingTests {
         let client = APIClient(transport: transport)
         let calls = (0..<3).map { _ in Self.start(client) }
         await Self.waitForCallers(3, client)
+        await transport.waitForArrivals(1)
         transport.answer("/v1/items", with: .status(500))
         for call in calls {
             let error = await call.value.failureValue

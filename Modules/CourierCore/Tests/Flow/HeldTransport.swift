@@ -6,8 +6,10 @@ import Synchronization
 /// A transport that holds every request until the test answers it, so a
 /// test knows exactly which calls are on the network: requests are recorded
 /// in arrival order, ``waitForArrivals(_:)`` waits for them (no clock), and
-/// ``answer(_:with:)`` lets one through. Cancellation (the task's or the
-/// call's) ends a held request at once with ``TransportError/Code/cancelled``.
+/// ``answer(_:with:)`` lets one through — or, when none is held for the path
+/// yet, answers the next one that arrives (so a test never loses an answer
+/// to a request still on its way). Cancellation (the task's or the call's)
+/// ends a held request at once with ``TransportError/Code/cancelled``.
 final class HeldTransport: Transport {
     private struct Held {
         let path: String
@@ -22,6 +24,8 @@ final class HeldTransport: Transport {
         var cancelled: [String] = []
         /// Requests cancelled before they were held.
         var cancelledEarly: Set<UInt64> = []
+        /// Answers given before their request arrived, by path.
+        var queuedAnswers: [String: [StubOutcome]] = [:]
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -52,16 +56,16 @@ final class HeldTransport: Transport {
         }
     }
 
-    /// Answers the oldest held request for `path`.
-    /// - Returns: Whether one was held.
-    @discardableResult
-    func answer(_ path: String, with outcome: StubOutcome = .json("{}")) -> Bool {
+    /// Answers the oldest held request for `path`, or the next one to arrive.
+    func answer(_ path: String, with outcome: StubOutcome = .json("{}")) {
         let continuation: CheckedContinuation<StubOutcome, Never>? = state.withLock { state in
-            guard let id = state.held.filter({ $0.value.path == path }).keys.min() else { return nil }
+            guard let id = state.held.filter({ $0.value.path == path }).keys.min() else {
+                state.queuedAnswers[path, default: []].append(outcome)
+                return nil
+            }
             return state.held.removeValue(forKey: id)?.continuation
         }
         continuation?.resume(returning: outcome)
-        return continuation != nil
     }
 
     func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
@@ -72,24 +76,32 @@ final class HeldTransport: Transport {
         }
         let outcome = try await options.withCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<StubOutcome, Never>) in
-                let woken = state.withLock { state -> [CheckedContinuation<Void, Never>]? in
+                let (woken, queued) = state.withLock {
+                    state -> ([CheckedContinuation<Void, Never>]?, StubOutcome?) in
                     if state.cancelledEarly.remove(id) != nil {
                         state.cancelled.append(path)
-                        return nil
+                        return (nil, nil)
                     }
-                    state.held[id] = Held(
-                        path: path, headers: request.head.headerFields, continuation: continuation)
                     state.arrivals.append(path)
+                    var queued: StubOutcome?
+                    if var answers = state.queuedAnswers[path], !answers.isEmpty {
+                        queued = answers.removeFirst()
+                        state.queuedAnswers[path] = answers
+                    } else {
+                        state.held[id] = Held(
+                            path: path, headers: request.head.headerFields, continuation: continuation)
+                    }
                     let count = state.arrivals.count
                     let ready = state.watchers.filter { $0.count <= count }.map(\.continuation)
                     state.watchers.removeAll { $0.count <= count }
-                    return ready
+                    return (ready, queued)
                 }
                 guard let woken else {
                     continuation.resume(returning: .failure(.cancelled, "cancelled before it was held"))
                     return
                 }
                 for watcher in woken { watcher.resume() }
+                if let queued { continuation.resume(returning: queued) }
             }
         } onCancel: { [self] in
             let continuation = state.withLock { state -> CheckedContinuation<StubOutcome, Never>? in
