@@ -60,16 +60,18 @@ final class InFlightCalls: Sendable {
             state.nextID += 1
             let caller = state.nextID
             state.waits.open(caller)
-            var leads = false
-            if state.flights[key] == nil {
+            var flight: Flight
+            let leads = state.flights[key] == nil
+            if let existing = state.flights[key] {
+                flight = existing
+            } else {
                 state.nextID += 1
-                state.flights[key] = Flight(id: state.nextID, cancellation: CallCancellation())
-                leads = true
+                flight = Flight(id: state.nextID, cancellation: CallCancellation())
             }
-            state.flights[key]?.callers.insert(caller)
-            return (state.flights[key], caller, leads)
+            flight.callers.insert(caller)
+            state.flights[key] = flight
+            return (flight, caller, leads)
         }
-        guard let flight else { return try await AttemptStage.run(request, call) }
         if leads {
             let exchange = call.sharing(flight.cancellation)
             let task = Task {

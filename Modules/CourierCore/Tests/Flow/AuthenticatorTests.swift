@@ -283,8 +283,10 @@ struct AuthenticatorTests {
     @Test func aRefreshThatNeverEndsTimesOut() async throws {
         let clock = TestClock(mode: .manual)
         let provider = Provider { _ in
-            try await Task.sleep(for: .seconds(3600))  // ends only when cancelled
-            return "never"
+            // Never answers: waits on a stream nothing feeds until the timeout cancels it.
+            let (never, _) = AsyncStream<Void>.makeStream()
+            for await _ in never {}
+            throw CancellationError()
         }
         let auth = Authenticator(provider, credential: "old", refreshTimeout: .seconds(60), clock: clock)
         let client = Self.client(Self.server(valid: "new"), auth, clock: clock)
