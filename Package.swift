@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "CourierCurl", targets: ["CourierCurl"]),
         .library(name: "CourierJansson", targets: ["CourierJansson"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
+        .library(name: "CourierCache", targets: ["CourierCache"]),
     ],
     dependencies: [
         // The only dependency of the libraries. The mock server (MockServer/)
@@ -105,6 +106,32 @@ let package = Package(
             name: "CourierURLSession",
             dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Modules/CourierURLSession/Sources"
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Modules/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The response cache: read and write modes, a memory tier and a
+        // SQLite disk tier, HTTP revalidation.
+        .target(
+            name: "CourierCache",
+            dependencies: [
+                "CourierCore", "CSQLite", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Modules/CourierCache/Sources"
+        ),
+        .testTarget(
+            name: "CourierCacheTests",
+            dependencies: ["CourierCache", "CourierTesting", "CourierCodable"],
+            path: "Modules/CourierCache/Tests"
+        ),
+        // A second process for the disk store's tests: two processes, one directory.
+        .executableTarget(
+            name: "courier-cache-probe",
+            dependencies: ["CourierCache", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Tools/CourierCacheProbe"
         ),
         .testTarget(
             name: "CourierCoreTests",

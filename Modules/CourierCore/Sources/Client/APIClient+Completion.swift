@@ -42,7 +42,7 @@ extension APIClient {
 public final class CancellableCall: Sendable {
     private let task: Task<Void, Never>
 
-    init(task: Task<Void, Never>) { self.task = task }
+    package init(task: Task<Void, Never>) { self.task = task }
 
     /// Cancels the call; its completion still runs once, with ``CourierError/Code/cancelled``
     /// unless the call had already finished.

@@ -39,6 +39,9 @@ extension APIClient {
         /// unless the endpoint sets one); `nil` (no group) by default.
         /// Several clients may share a group.
         public var concurrencyGroup: ConcurrencyGroup?
+        /// The response cache calls consult (CourierCache's
+        /// `configuration.cache`); `nil` (no cache) by default.
+        package var responseCache: (any ResponseCaching)?
 
         /// Creates a configuration; only the transport is required.
         public init(

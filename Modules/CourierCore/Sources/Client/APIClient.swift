@@ -9,6 +9,7 @@ import Synchronization
 /// 2. parameter interceptors (client's, then the endpoint's);
 /// 3. encoding into an `HTTPRequest` and a body;
 /// 4. per-call interceptors (client's, then the endpoint's) around
+///    the response cache, when the client has one (`CourierCache`), around
 /// 5. the attempt loop: per-attempt interceptors → plugins `prepare`,
 ///    `willSend` → transport → plugins `didReceive` → validation (status,
 ///    content type, envelope) → retry decision (back to 5 after the delay);
@@ -104,6 +105,17 @@ public final class APIClient: Sendable {
         _ endpoint: Endpoint<Response>, plugins: [any Plugin] = [],
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(CourierError) -> Reply<Response> {
+        try await run(endpoint, plugins: plugins, progress: progress, role: .lastDelivery).get()
+    }
+
+    /// Runs one call: `response(_:plugins:progress:)` with what a response
+    /// cache needs to know — who runs the call, and where deliveries made
+    /// before its own result go (`CourierCache`'s `deliveries`).
+    package func run<Response>(
+        _ endpoint: Endpoint<Response>, plugins: [any Plugin] = [],
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, role: CacheRole,
+        stored: StoredDeliverySink<Response>? = nil
+    ) async -> Result<Reply<Response>, CourierError> {
         let cancellation = CallCancellation()
         let (id, slot, environment) = state.withLock { state in
             let id = state.nextCallID
@@ -113,10 +125,10 @@ public final class APIClient: Sendable {
         defer { state.withLock { $0.running.remove(slot) } }
         let inputs = CallInputs(
             id: id, client: self, environment: environment, plugins: plugins, progress: progress,
-            cancellation: cancellation)
+            cancellation: cancellation, cacheRole: role)
         let call = CallState(
             id: id, plan: PassPlan(spec: endpoint.spec, call: inputs), cancellation: cancellation)
-        return try await CallPipeline().run(endpoint, call).get()
+        return await CallPipeline().run(endpoint, call, stored: stored)
     }
 
     /// Ends every call this client is running with ``CourierError/Code/cancelled``,

@@ -139,6 +139,12 @@ public struct EndpointSpec: Sendable {
         set { SharedFields.unique(&box).fields.coalescing = newValue }
     }
 
+    /// Values other Courier modules keep on the endpoint (the cache's policy).
+    package var attachments: EndpointAttachments {
+        get { box.fields.attachments }
+        set { SharedFields.unique(&box).fields.attachments = newValue }
+    }
+
     /// The fields themselves.
     private struct Fields: Sendable {
         var node: Node
@@ -164,6 +170,7 @@ public struct EndpointSpec: Sendable {
         var concurrencyGroup: ConcurrencyGroup? = nil
         var authenticates = true
         var coalescing: Coalescing? = nil
+        var attachments = EndpointAttachments()
     }
 
     /// Creates a spec with defaults for everything but the essentials.

@@ -56,6 +56,11 @@ extension CourierError {
         /// refreshed (the refresh's error is ``CourierError/underlying``), or
         /// refreshed too often (``Authenticator``'s loop guard).
         public static let authentication = Code("authentication")
+        /// A stored response could not be used: its store failed to read it,
+        /// or it no longer passes validation or decoding
+        /// (``CourierError/underlying`` says which). Never ends a call by
+        /// itself: the network answers instead.
+        public static let cache = Code("cache")
     }
 
     /// Where in the pipeline a call failed. The order is the pipeline's order.
@@ -87,6 +92,8 @@ extension CourierError {
         public static let concurrency = Stage("concurrency")
         /// An ``Authenticator`` applying or refreshing a credential.
         public static let authentication = Stage("authentication")
+        /// A response cache reading, or using, a stored response.
+        public static let cache = Stage("cache")
         /// Response interception after decoding.
         public static let responseInterception = Stage("responseInterception")
     }

@@ -36,7 +36,7 @@ import HTTPTypes
 /// let client = APIClient(configuration: .init(transport: CurlTransport.shared,
 ///                                             callInterceptors: [auth]))
 /// ```
-public final class Authenticator<Provider: CredentialProvider>: Interceptor {
+public final class Authenticator<Provider: CredentialProvider>: Interceptor, AuthenticatingInterceptor {
     /// The credential, the refresh and its waiters.
     public typealias Credential = Provider.Credential
     typealias Signed = AuthenticatorState<Credential>.Signed
@@ -76,6 +76,9 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor {
                 rules: AuthenticatorState(credential: credential, maxRefreshes: maxRefreshes, window: window))
         )
     }
+
+    /// It does: responses to its calls are someone's own.
+    package var authenticatesRequests: Bool { true }
 
     /// The credential in use now (the last refreshed one).
     public var credential: Credential { inner.withLock { $0.rules.current.credential } }

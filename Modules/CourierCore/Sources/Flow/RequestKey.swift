@@ -31,16 +31,7 @@ public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The key of a request, or `nil` for one with a streamed or file body.
     public init?(_ request: OutgoingRequest) {
-        var bodyDigest: String?
-        if let body = request.body {
-            guard let parts = body.parts else { return nil }
-            var hash = SHA256()
-            for part in parts {
-                guard case .bytes(let bytes) = part else { return nil }
-                hash.update(bytes)
-            }
-            bodyDigest = Self.hex(hash.finalize())
-        }
+        guard let bodyDigest = Self.bodyDigest(request.body) else { return nil }
         let head = request.head
         self.method = head.method
         self.url = Self.normalisedURL(head)
@@ -54,6 +45,20 @@ public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
         }.joined(separator: "\n")
     }
 
+    /// The SHA-256 of a body's bytes in hexadecimal: `.some(nil)` without a
+    /// body, `nil` for one that cannot be read twice or lives in a file
+    /// (such a request has no key).
+    package static func bodyDigest(_ body: RequestBody?) -> String?? {
+        guard let body else { return .some(nil) }
+        guard let parts = body.parts else { return nil }
+        var hash = SHA256()
+        for part in parts {
+            guard case .bytes(let bytes) = part else { return nil }
+            hash.update(bytes)
+        }
+        return .some(hex(hash.finalize()))
+    }
+
     /// One SHA-256 over every component, in hexadecimal: a fixed-length name
     /// for the key (a cache's file name or database key).
     public var digest: String {
@@ -65,13 +70,13 @@ public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
         [method.rawValue, url, bodyDigest ?? "-", credential ?? "-", negotiation].joined(separator: "\n")
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
         return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
     }
 
     /// `scheme://authority/path?sorted-query`.
-    static func normalisedURL(_ head: HTTPRequest) -> String {
+    package static func normalisedURL(_ head: HTTPRequest) -> String {
         let scheme = (head.scheme ?? "").lowercased()
         var authority = (head.authority ?? "").lowercased()
         if (scheme == "http" && authority.hasSuffix(":80"))

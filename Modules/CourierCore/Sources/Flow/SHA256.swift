@@ -6,12 +6,15 @@
 /// swift-http-types, and swift-crypto would bring BoringSSL to every app
 /// that depends on Courier for one hash. Checked against the FIPS 180-4
 /// examples and against other implementations (`SHA256Tests`).
-struct SHA256: Sendable {
+package struct SHA256: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
+
+    /// An empty message.
+    package init() {}
 
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4,
@@ -33,14 +36,14 @@ struct SHA256: Sendable {
     ]
 
     /// The digest of `bytes`, as 64 lowercase hexadecimal digits.
-    static func hex(_ bytes: some Collection<UInt8>) -> String {
+    package static func hex(_ bytes: some Collection<UInt8>) -> String {
         var hash = SHA256()
         hash.update(bytes)
         return RequestKey.hex(hash.finalize())
     }
 
     /// Adds bytes to the message.
-    mutating func update(_ bytes: some Collection<UInt8>) {
+    package mutating func update(_ bytes: some Collection<UInt8>) {
         length &+= UInt64(bytes.count)
         pending.append(contentsOf: bytes)
         var offset = 0
@@ -52,7 +55,7 @@ struct SHA256: Sendable {
     }
 
     /// The 32-byte digest of everything added.
-    mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         let bits = length &* 8
         var tail = pending
         tail.append(0x80)

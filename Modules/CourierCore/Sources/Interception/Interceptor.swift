@@ -51,9 +51,11 @@ public typealias InterceptorNext = @Sendable (OutgoingRequest) async throws -> R
 /// An error the closure throws names the interceptor in
 /// ``CourierError/thrownBy``: by the name given here, or by the file and line
 /// where the closure was written.
-public struct ClosureInterceptor: Interceptor, NamedComponent {
+public struct ClosureInterceptor: Interceptor, NamedComponent, AuthenticatingInterceptor {
     let body: @Sendable (OutgoingRequest, CallContext, InterceptorNext) async throws -> RawResponse
     let componentName: ComponentName
+    /// Set by ``Interceptor/bearer(fileID:line:_:)``.
+    package var authenticatesRequests = false
 
     /// Wraps a closure.
     /// - Parameters:
@@ -106,12 +108,15 @@ extension Interceptor where Self == ClosureInterceptor {
         fileID: StaticString = #fileID, line: UInt = #line,
         _ token: @escaping @Sendable () async throws -> String
     ) -> ClosureInterceptor {
-        ClosureInterceptor(name: "bearer token (made at \(fileID):\(line))") { request, _, next in
+        var interceptor = ClosureInterceptor(name: "bearer token (made at \(fileID):\(line))") {
+            request, _, next in
             var request = request
             request.head.headerFields[.authorization] = try RequestHeadCheck.checkedValue(
                 "Bearer \(try await token())", for: .authorization)
             return try await next(request)
         }
+        interceptor.authenticatesRequests = true
+        return interceptor
     }
 }
 
@@ -122,4 +127,12 @@ extension HTTPFields {
             self[values: name] = other[values: name]
         }
     }
+}
+
+/// An interceptor that puts a credential on requests (``Authenticator``,
+/// ``Interceptor/bearer(fileID:line:_:)``): a response cache treats the
+/// responses to its calls as someone's own.
+package protocol AuthenticatingInterceptor: Interceptor {
+    /// Whether this one does.
+    var authenticatesRequests: Bool { get }
 }

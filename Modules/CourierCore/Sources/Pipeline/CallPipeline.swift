@@ -7,6 +7,9 @@ import HTTPTypes
 /// 2. parameter interceptors;
 /// 3. encoding;
 /// 4. per-call interceptors, around
+/// 4½. the response cache, when one takes part (``CacheStage``): it may
+///    answer from storage (no attempt), deliver a stored response first,
+///    or revalidate — around
 /// 5. the attempt loop (``AttemptStage``) — shared with identical calls in
 ///    flight when the endpoint coalesces (``InFlightCalls``), each attempt
 ///    admitted by the call's ``ConcurrencyGroup`` — per-attempt interceptors,
@@ -16,6 +19,9 @@ import HTTPTypes
 ///    already validated that very response;
 /// 7. plugins' `process`;
 /// 8. decoding (a response `process` replaced is validated first);
+/// 8½. the cache's follow-up: a stored answer that fails 6–8 is dropped and
+///    the network asked instead; a model from the network is offered to the
+///    cache; a background refresh starts;
 /// 9. response handlers, which may run the call again from 1;
 /// 10. finish: error context completed, the reply or the error returned once.
 ///
@@ -29,17 +35,27 @@ struct CallPipeline: Sendable {
 
     /// Runs the call to its end: a pass, decoding, and — when the endpoint has
     /// response handlers — their decision and any replays.
-    func run<Response>(_ endpoint: Endpoint<Response>, _ start: CallState) async
+    /// - Parameter stored: For a caller that takes every delivery: where the
+    ///   cache's deliveries before the call's own result go.
+    func run<Response>(
+        _ endpoint: Endpoint<Response>, _ start: CallState, stored: StoredDeliverySink<Response>? = nil
+    ) async
         -> Ending<Response>
     {
         var state = start
         defer { state.membership?.leave() }
+        if let stored { state.deliverStored = Self.storedDeliveries(endpoint.serializer, stored) }
         var outcome = await pass(&state)  // 1–7
-        guard !endpoint.responseHandlers.isEmpty else {
+        let cached = state.cacheStage != nil
+        guard !endpoint.responseHandlers.isEmpty || cached else {
             return deliver(outcome, endpoint.serializer, state)  // 8, 10
         }
-        let result = decode(&outcome, endpoint.serializer, state)  // 8
-        return await handle(result, outcome, endpoint, &state)  // 9, 10
+        var result = decode(&outcome, endpoint.serializer, state)  // 8
+        if cached { result = await settleCache(result, &outcome, endpoint, &state, stored: stored) }  // 8½
+        guard !endpoint.responseHandlers.isEmpty else {
+            return finish(result, Self.response(of: result, outcome), state)  // 10
+        }
+        return await handle(result, outcome, endpoint, &state, stored: stored)  // 9, 10
     }
 
     /// 8 and 10 without response handlers (the usual case): the model, and
@@ -77,7 +93,7 @@ struct CallPipeline: Sendable {
     /// a replay (passes 1–8 again) or the end.
     private func handle<Response>(
         _ first: Result<Response, CourierError>, _ firstOutcome: Outcome, _ endpoint: Endpoint<Response>,
-        _ state: inout CallState
+        _ state: inout CallState, stored: StoredDeliverySink<Response>?
     ) async -> Ending<Response> {
         var (result, outcome, endpoint) = (first, firstOutcome, endpoint)
         while true {
@@ -94,6 +110,9 @@ struct CallPipeline: Sendable {
                 state.request = nil
                 outcome = await pass(&state)  // 1–7
                 result = decode(&outcome, endpoint.serializer, state)  // 8
+                if state.cacheStage != nil {
+                    result = await settleCache(result, &outcome, endpoint, &state, stored: stored)  // 8½
+                }
             }
         }
     }
@@ -113,7 +132,10 @@ struct CallPipeline: Sendable {
             }
             let request = try encode(state)  // 3
             state.request = request
-            outcome = await callChain(request, state)  // 4, 5
+            if let cache = state.plan.call.client.configuration.responseCache {
+                Self.beginCache(cache, &state)  // the cache's part in 4½
+            }
+            outcome = await callChain(request, state)  // 4, 4½, 5
         } catch {
             outcome = .failure(error)
         }
@@ -180,25 +202,36 @@ struct CallPipeline: Sendable {
             state.plan.spec, environment: state.plan.call.environment, state.settings.encoding)
     }
 
-    /// 4 and 5. Per-call interceptors around the attempt loop.
+    /// 4, 4½ and 5. Per-call interceptors around the cache (when it takes
+    /// part) around the attempt loop.
     private func callChain(_ request: OutgoingRequest, _ state: CallState) async
         -> Outcome
     {
         let interceptors = state.settings.callInterceptors
         guard !interceptors.isEmpty else {
             do throws(CourierError) {
-                return .success(try await InFlightCalls.attempts(request, state))
+                return .success(try await Self.innermost(request, state))
             } catch {
                 return .failure(error)
             }
         }
         let chain = InterceptorChain.fold(interceptors, context: state.context) { request in
-            try await InFlightCalls.attempts(request, state)
+            try await Self.innermost(request, state)
         }
         do {
             return .success(try await chain(request))
         } catch {
             return .failure(ErrorMapping.courier(error))
+        }
+    }
+
+    /// The end of the per-call chain: the cache around the attempt loop, or the loop alone.
+    private static func innermost(_ request: OutgoingRequest, _ state: CallState)
+        async throws(CourierError) -> RawResponse
+    {
+        guard let stage = state.cacheStage else { return try await InFlightCalls.attempts(request, state) }
+        return try await cacheStage(request, stage, state) { request throws(CourierError) in
+            try await InFlightCalls.attempts(request, state)
         }
     }
 
@@ -225,7 +258,7 @@ struct CallPipeline: Sendable {
     }
 
     /// 8. The model, from a validated response only.
-    private func decode<Response>(
+    func decode<Response>(
         _ outcome: inout Outcome, _ serializer: ResponseSerializer<Response>, _ state: CallState
     ) -> Result<Response, CourierError> {
         validate(&outcome, state)  // a no-op unless `process` replaced the response

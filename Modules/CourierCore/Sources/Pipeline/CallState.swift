@@ -22,6 +22,15 @@ struct CallState: Sendable {
     let cancellation: CallCancellation
     /// The call's place in its ``ConcurrencyGroup``, when it has one.
     var membership: GroupMembership?
+    /// The response cache's part in this pass, when it takes one (4½).
+    var cacheStage: CacheStage?
+    /// Set after a stored answer failed validation or decoding: the passes
+    /// that follow ask the network only.
+    var skipsCacheReading = false
+    /// Validates, decodes and hands over a response the cache delivers
+    /// before the network's (``CacheRead/deliverFirst(_:then:)``), for
+    /// callers that take every delivery; whether it was usable.
+    var deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)?
 
     /// The context interceptors and plugins see.
     var context: CallContext { plan.context }
@@ -45,6 +54,9 @@ struct CallState: Sendable {
         var copy = CallState(id: id, budget: budget, plan: plan, cancellation: cancellation)
         copy.request = request
         copy.membership = membership
+        copy.cacheStage = cacheStage
+        copy.skipsCacheReading = skipsCacheReading
+        copy.deliverStored = deliverStored
         return copy
     }
 }
@@ -105,6 +117,8 @@ struct CallInputs: Sendable {
     let progress: (@Sendable (TransferProgress) -> Void)?
     /// The call's cancellation from outside its task, for the context.
     var cancellation: CallCancellation? = nil
+    /// Who runs the call, for a response cache taking part in it.
+    var cacheRole: CacheRole = .lastDelivery
 }
 
 /// Each setting an endpoint may leave to the client, resolved in one place:
@@ -139,6 +153,11 @@ final class CallSettings: Sendable {
     let concurrencyPolicy: ConcurrencyPolicy?
     /// Whether identical calls in flight share an exchange; `nil`: never.
     let coalescing: Coalescing?
+    /// Whether an authenticating interceptor runs per call, and per attempt
+    /// (for a response cache: whose response is it?).
+    let authenticatesPerCall: Bool
+    /// See ``authenticatesPerCall``.
+    let authenticatesPerAttempt: Bool
 
     /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
     convenience init(_ configuration: APIClient.Configuration) {
@@ -164,6 +183,12 @@ final class CallSettings: Sendable {
         concurrencyGroup = spec.concurrencyGroup ?? configuration.concurrencyGroup
         concurrencyPolicy = spec.concurrencyPolicy
         coalescing = spec.coalescing
+        authenticatesPerCall = callInterceptors.contains(where: Self.authenticates)
+        authenticatesPerAttempt = attemptInterceptors.contains(where: Self.authenticates)
+    }
+
+    private static func authenticates(_ interceptor: any Interceptor) -> Bool {
+        (interceptor as? any AuthenticatingInterceptor)?.authenticatesRequests ?? false
     }
 
     /// The settings for `spec` in `call`: the client's own when the endpoint

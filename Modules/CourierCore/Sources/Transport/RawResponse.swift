@@ -22,6 +22,9 @@ public struct RawResponse: Sendable {
     public var metrics: TransportMetrics
     /// Which call validated this response, and what it read from its envelope.
     var validation: ValidationStamp?
+    /// Where the response came from when a response cache took part in the
+    /// call (`CourierCache` reads it as `cacheSource`); `nil` otherwise.
+    package var cacheOrigin: CacheOrigin?
 
     /// Creates a response.
     public init(head: HTTPResponse, body: ResponseBody = .empty, metrics: TransportMetrics = .init()) {

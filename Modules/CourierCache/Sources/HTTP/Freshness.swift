@@ -1,0 +1,70 @@
+import CourierCore
+import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What a stored response may be used for now.
+enum StoredState: Equatable, Sendable {
+    /// Nothing usable is stored.
+    case absent
+    /// Usable without asking the server.
+    case fresh
+    /// Stale, but within `stale-while-revalidate`: usable while the server
+    /// is asked in the background.
+    case staleServable
+    /// Stale: the server must be asked (a revalidation, when it has validators).
+    case stale
+}
+
+/// Freshness by RFC 9111 §4.2, for entries of endpoints that follow HTTP's
+/// caching headers. No heuristic freshness: a response without an explicit
+/// lifetime is stale at once (revalidated on every use when it has a
+/// validator) — a client cache that guesses serves what the server never
+/// said it could.
+enum Freshness {
+    /// How long the response is fresh for (§4.2.1).
+    static func lifetime(of entry: CacheEntry, _ control: CacheControl, shared: Bool) -> TimeInterval {
+        if control.noCache || control.hasInvalidAge { return 0 }
+        if shared, let seconds = control.sharedMaxAge { return TimeInterval(seconds) }
+        if let seconds = control.maxAge { return TimeInterval(seconds) }
+        if let expires = entry.headerFields[.expires] {
+            // An invalid date, "0" included, means already expired.
+            guard let date = HTTPDate.parse(expires) else { return 0 }
+            return max(0, date.timeIntervalSince(dateValue(of: entry)))
+        }
+        return 0
+    }
+
+    /// How old the response is at `now` (§4.2.3, without the request's
+    /// round trip, which the cache does not record).
+    static func age(of entry: CacheEntry, now: Date) -> TimeInterval {
+        let apparent = max(0, entry.storedAt.timeIntervalSince(dateValue(of: entry)))
+        let stated = entry.headerFields[.age].flatMap { Int($0) }.map(TimeInterval.init) ?? 0
+        return max(apparent, stated) + max(0, now.timeIntervalSince(entry.storedAt))
+    }
+
+    /// What the entry may be used for at `now` for a request with `request` directives.
+    static func state(of entry: CacheEntry, request: CacheControl, now: Date, shared: Bool) -> StoredState {
+        let control = CacheControl(entry.headerFields)
+        let lifetime = lifetime(of: entry, control, shared: shared)
+        let age = age(of: entry, now: now)
+        if request.noCache { return .stale }
+        if let limit = request.maxAge, age > TimeInterval(limit) { return .stale }
+        if age < lifetime { return .fresh }
+        if !control.mustRevalidate, !control.noCache, let grace = control.staleWhileRevalidate,
+            age < lifetime + TimeInterval(grace)
+        {
+            return .staleServable
+        }
+        return .stale
+    }
+
+    /// The response's `Date`, or when it was received.
+    private static func dateValue(of entry: CacheEntry) -> Date {
+        entry.headerFields[.date].flatMap(HTTPDate.parse) ?? entry.storedAt
+    }
+}

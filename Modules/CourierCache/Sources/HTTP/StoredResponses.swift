@@ -1,0 +1,150 @@
+import CourierCore
+import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Turning responses into entries and back: what may be stored (RFC 9111
+/// §3, and the cache's own rules on credentials), what of it is kept, how a
+/// 304 refreshes it (§4.3.4), and how `Vary` picks a variant (§4.1).
+enum StoredResponses {
+    /// Everything that decides whether a response is written.
+    struct Rules {
+        let followsHTTPHeaders: Bool
+        let shared: Bool
+        let credentialed: Bool
+        let sensitiveFields: Set<HTTPField.Name>
+        let expiry: CacheExpiry
+    }
+
+    /// The entry to write for `response` to `request`, or `nil` when it must
+    /// not be stored.
+    static func entry(for response: RawResponse, to request: HTTPRequest, rules: Rules, now: Date)
+        -> CacheEntry?
+    {
+        guard case .bytes(let body) = response.body else { return nil }
+        let control = CacheControl(response.headers)
+        if control.noStore || CacheControl(request.headerFields).noStore { return nil }
+        guard let variantNames = varyNames(response.headers) else { return nil }  // Vary: *
+        if rules.shared {
+            if control.isPrivate { return nil }
+            // §3.5: a shared cache reuses an authorised response only when it says so.
+            if rules.credentialed,
+                !(control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate)
+            {
+                return nil
+            }
+        }
+        if rules.followsHTTPHeaders {
+            let explicit =
+                control.maxAge != nil || control.sharedMaxAge != nil || control.isPublic
+                || response.headers[.expires] != nil
+            guard explicit || heuristicallyCacheable.contains(response.statusCode) else { return nil }
+        }
+        return CacheEntry(
+            status: response.statusCode,
+            headerFields: kept(response.headers, sensitive: rules.sensitiveFields),
+            body: body, storedAt: now, expiresAt: rules.expiry.expiration(from: now),
+            variantFields: variant(variantNames, of: request.headerFields, sensitive: rules.sensitiveFields))
+    }
+
+    /// The stored response as the pipeline sees it.
+    static func response(_ entry: CacheEntry) -> RawResponse {
+        RawResponse(
+            head: HTTPResponse(status: .init(code: entry.status), headerFields: entry.headerFields),
+            body: .bytes(entry.body))
+    }
+
+    /// The fields that ask the server whether `entry` is still current.
+    static func validators(of entry: CacheEntry) -> HTTPFields {
+        var fields = HTTPFields()
+        if let tag = entry.entityTag { fields[.ifNoneMatch] = tag }
+        if let date = entry.lastModified { fields[.ifModifiedSince] = date }
+        return fields
+    }
+
+    /// `entry` refreshed by a 304 received at `now`: the 304's fields
+    /// replace the stored fields of the same names (§4.3.4), its age starts
+    /// again, and its expiry is counted from now.
+    static func refreshed(_ entry: CacheEntry, by notModified: RawResponse, rules: Rules, now: Date)
+        -> CacheEntry
+    {
+        var refreshed = entry
+        let update = kept(notModified.headers, sensitive: rules.sensitiveFields)
+        for name in Set(update.map(\.name)) where name != .contentLength {
+            refreshed.headerFields[values: name] = update[values: name]
+        }
+        refreshed.storedAt = now
+        refreshed.expiresAt = rules.expiry.expiration(from: now)
+        return refreshed
+    }
+
+    /// Whether `entry` is the variant for a request with `fields` (§4.1).
+    static func matches(_ entry: CacheEntry, _ fields: HTTPFields, sensitive: Set<HTTPField.Name>) -> Bool {
+        guard let names = varyNames(entry.headerFields) else { return false }
+        return names.isEmpty || variant(names, of: fields, sensitive: sensitive) == entry.variantFields
+    }
+
+    /// The statuses a response may be stored with without explicit freshness (RFC 9110 §15.1).
+    static let heuristicallyCacheable: Set<Int> = [
+        200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501,
+    ]
+
+    /// Fields about one connection, never stored (RFC 9110 §7.6.1).
+    private static let hopByHop: Set<HTTPField.Name> = [
+        .connection, .transferEncoding, .te, .trailer, .upgrade, .proxyAuthenticate,
+        HTTPField.Name("Keep-Alive"), HTTPField.Name("Proxy-Connection"),
+    ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
+
+    /// The response's fields without credentials, `Set-Cookie` or hop-by-hop fields.
+    private static func kept(_ fields: HTTPFields, sensitive: Set<HTTPField.Name>) -> HTTPFields {
+        let named = Set(
+            fields[values: .connection].flatMap { $0.split(separator: ",") }.compactMap {
+                HTTPField.Name($0.trimmingBlanks())
+            })
+        var kept = HTTPFields()
+        for field in fields
+        where !sensitive.contains(field.name) && field.name != .setCookie && !hopByHop.contains(field.name)
+            && !named.contains(field.name)
+        {
+            kept.append(field)
+        }
+        return kept
+    }
+
+    /// The field names `Vary` lists, lowercased and sorted; `nil` for `*`.
+    private static func varyNames(_ fields: HTTPFields) -> [HTTPField.Name]? {
+        var names: [HTTPField.Name] = []
+        for value in fields[values: .vary] {
+            for item in value.split(separator: ",") {
+                let name = item.trimmingBlanks()
+                if name == "*" { return nil }
+                if let field = HTTPField.Name(name.lowercased()), !names.contains(field) {
+                    names.append(field)
+                }
+            }
+        }
+        return names.sorted { $0.canonicalName < $1.canonicalName }
+    }
+
+    /// A request's values of the `names` fields; a credential as its digest.
+    private static func variant(
+        _ names: [HTTPField.Name], of fields: HTTPFields, sensitive: Set<HTTPField.Name>
+    )
+        -> HTTPFields
+    {
+        var variant = HTTPFields()
+        for name in names {
+            let values = fields[values: name]
+            guard !values.isEmpty else { continue }
+            let value = values.joined(separator: ", ")
+            let isSecret = sensitive.contains(name) || name == .authorization || name == .cookie
+            variant.append(
+                HTTPField(name: name, value: isSecret ? "sha256:" + SHA256.hex(Array(value.utf8)) : value))
+        }
+        return variant
+    }
+}

@@ -1,0 +1,257 @@
+import CourierCore
+import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// An app-level response cache for an ``CourierCore/APIClient``: a memory
+/// tier and an optional disk tier, the defaults every endpoint's
+/// ``CachePolicy`` starts from, and the rules that keep private responses
+/// private.
+///
+/// Give it to a client, then say per endpoint how to use it:
+///
+/// ```swift
+/// let cache = ResponseCache(disk: try await DiskStore.open(directory: cachesDirectory))
+/// var configuration = APIClient.Configuration(transport: CurlTransport.shared, decoder: .codable)
+/// configuration.cache = cache
+/// let client = APIClient(configuration: configuration)
+///
+/// let products = Endpoint<[Product]>(.get("products"), on: .api).cache(.alsoNetworkWithCallback)
+/// for await delivery in client.deliveries(products) {
+///     show(try delivery.get(), stale: delivery.source == .cache)
+/// }
+/// ```
+///
+/// A stored response is a response like any other: validated (status,
+/// content type, envelope — a stored `{"code": 1001}` is never a success)
+/// and decoded by the pipeline, counting no attempt. Reads never block the
+/// concurrency pool (memory is a short lock, disk runs on the store's own
+/// thread); writes happen after the caller has its result — memory at once,
+/// disk in the background (``settle()`` waits for them).
+///
+/// **What is never stored**: a response to a request that carried a
+/// credential (``sensitiveFields`` on the request, or an authenticating
+/// interceptor), unless the endpoint opts in — and then the key includes a
+/// digest of the credential; a response marked `Cache-Control: no-store`,
+/// or a request that said so; in a ``CacheSharing/shared`` cache, a
+/// `private` one. No field in ``sensitiveFields`` (nor `Set-Cookie`) is
+/// written to any store.
+public final class ResponseCache: Sendable, ResponseCaching {
+    /// The memory tier, if any.
+    public let memory: MemoryStore?
+    /// The second tier — a ``DiskStore`` or a store of your own — if any.
+    public let disk: (any CacheStore)?
+    /// The policy every endpoint starts from.
+    public let defaults: CachePolicy
+    /// Whether this cache serves one user or many.
+    public let sharing: CacheSharing
+    /// Fields that carry credentials: a request with any of them is
+    /// credentialed, and none of them — in a request or a response — is
+    /// ever written to a store.
+    public let sensitiveFields: Set<HTTPField.Name>
+    let clock: any CourierClock
+    /// Disk writes and removals in flight.
+    let writes = PendingWork()
+    /// Background refreshes in flight.
+    let refreshes = PendingWork()
+    private let counters = Locked(CacheStatistics())
+    private let onStoreError: (@Sendable (CacheStoreError) -> Void)?
+
+    /// The fields treated as credentials by default.
+    public static let defaultSensitiveFields: Set<HTTPField.Name> = [
+        .authorization, .proxyAuthorization, .cookie, .setCookie,
+        HTTPField.Name("X-API-Key"), HTTPField.Name("X-Auth-Token"), HTTPField.Name("API-Key"),
+    ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
+
+    /// Creates a cache.
+    /// - Parameters:
+    ///   - memory: The memory tier: 16 MiB by default; `nil` for none.
+    ///   - disk: The second tier, or `nil` (the default) for none.
+    ///   - defaults: What endpoints do unless they say otherwise: read
+    ///     nothing, write both tiers, expire after five minutes.
+    ///   - sharing: ``CacheSharing/private`` (one user) by default.
+    ///   - sensitiveFields: Fields that carry credentials.
+    ///   - clock: Dates for storing and expiry (a `TestClock` in tests).
+    ///   - onStoreError: Told of every store failure (a read that became a
+    ///     miss, a write that did not happen); calls never fail for them.
+    public init(
+        memory: MemoryStore? = MemoryStore(), disk: (any CacheStore)? = nil,
+        defaults: CachePolicy = CachePolicy(),
+        sharing: CacheSharing = .private, sensitiveFields: Set<HTTPField.Name> = defaultSensitiveFields,
+        clock: any CourierClock = SystemClock(), onStoreError: (@Sendable (CacheStoreError) -> Void)? = nil
+    ) {
+        self.memory = memory
+        self.disk = disk
+        self.defaults = defaults
+        self.sharing = sharing
+        self.sensitiveFields = sensitiveFields
+        self.clock = clock
+        self.onStoreError = onStoreError
+    }
+
+    // MARK: - Housekeeping (CSAPIService's APICacheTool duties)
+
+    /// Removes every entry from every tier.
+    public func removeAll() async throws(CacheStoreError) {
+        await writes.idle()
+        try await memory?.removeAll()
+        try await disk?.removeAll()
+    }
+
+    /// Removes the entry under `key` from every tier.
+    public func remove(_ key: CacheKey) async throws(CacheStoreError) {
+        memory?.remove(key)
+        try await disk?.removeEntry(for: key)
+    }
+
+    /// Removes the expired entries from every tier. - Returns: How many.
+    @discardableResult
+    public func removeExpired() async throws(CacheStoreError) -> Int {
+        let now = clock.date
+        let fromMemory = try await memory?.removeExpired(now: now) ?? 0
+        return fromMemory + (try await disk?.removeExpired(now: now) ?? 0)
+    }
+
+    /// The bytes each tier's entries take.
+    public func totalSize() async throws(CacheStoreError) -> (memory: Int, disk: Int) {
+        (try await memory?.totalSize() ?? 0, try await disk?.totalSize() ?? 0)
+    }
+
+    /// Returns once the writes and background refreshes started so far have
+    /// ended: for tests, and before a process exits.
+    public func settle() async {
+        await refreshes.idle()
+        await writes.idle()
+    }
+
+    /// What the cache has done so far.
+    public var statistics: CacheStatistics { counters.withLock { $0 } }
+
+    // MARK: - The pipeline's seam
+
+    /// The cache's part in one pass: `nil` for endpoints that neither read
+    /// nor write it (the call then costs nothing more).
+    package func begin(_ spec: EndpointSpec, _ call: CacheCall) -> (any CachePass)? {
+        let overrides = spec.attachments[CacheOverrides.self]
+        if overrides?.disabled == true || spec.destination != nil { return nil }
+        let policy = ResolvedCachePolicy(defaults, overrides)
+        guard overrides != nil || policy.read != .none, policy.read != .none || !policy.write.isEmpty else {
+            return nil
+        }
+        return CachePassWork(cache: self, policy: policy, call: call, parameters: spec.content.parameters)
+    }
+
+    // MARK: - Tiers
+
+    /// The entry under `key`: memory first, then disk (promoted to memory
+    /// when the policy writes there). A failed disk read is a miss.
+    func lookup(_ key: CacheKey, now: Date, promote: Bool) async -> CacheEntry? {
+        if let entry = memory?.cachedEntry(for: key, now: now) { return entry }
+        guard let disk else { return nil }
+        do {
+            guard let entry = try await disk.entry(for: key, now: now) else { return nil }
+            if promote { memory?.put(entry, for: key) }
+            return entry
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    /// Writes `entry`: memory at once, disk in the background.
+    func write(_ entry: CacheEntry, for key: CacheKey, to tiers: CacheWriteTier) {
+        count { $0.writes += 1 }
+        if tiers.contains(.memory) { memory?.put(entry, for: key) }
+        if tiers.contains(.disk), let disk {
+            writes.run { [self] in
+                do throws(CacheStoreError) {
+                    try await disk.store(entry, for: key)
+                } catch {
+                    report(error)
+                }
+            }
+        }
+    }
+
+    /// Forgets `key` everywhere (a stored response that no longer decodes, an invalidation).
+    func forget(_ key: CacheKey) {
+        memory?.remove(key)
+        if let disk {
+            writes.run { [self] in
+                do throws(CacheStoreError) {
+                    try await disk.removeEntry(for: key)
+                } catch {
+                    report(error)
+                }
+            }
+        }
+    }
+
+    func count(_ update: (inout CacheStatistics) -> Void) {
+        counters.withLock { update(&$0) }
+    }
+
+    private func report(_ error: CacheStoreError) {
+        count { $0.storeFailures += 1 }
+        onStoreError?(error)
+    }
+}
+
+/// What a ``ResponseCache`` has done since it was made.
+public struct CacheStatistics: Sendable, Hashable {
+    /// Stored responses delivered (answers and early deliveries).
+    public var hits = 0
+    /// Reads that found nothing usable.
+    public var misses = 0
+    /// Responses written (to one tier or both).
+    public var writes = 0
+    /// 304s that refreshed a stored response.
+    public var revalidations = 0
+    /// Stored responses dropped because they no longer passed validation or decoding.
+    public var rejected = 0
+    /// Refreshes started in the background.
+    public var backgroundRefreshes = 0
+    /// Store operations that failed.
+    public var storeFailures = 0
+}
+
+/// Work the cache started and ``ResponseCache/settle()`` waits for.
+final class PendingWork: Sendable {
+    private struct State {
+        var running = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Locked(State())
+
+    /// Runs `body` in a task of its own, counted until it ends.
+    func run(_ body: @escaping @Sendable () async -> Void) {
+        state.withLock { $0.running += 1 }
+        Task {
+            await body()
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.running -= 1
+                guard state.running == 0 else { return [] }
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    /// Returns once nothing runs (at once when nothing does).
+    func idle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.running == 0 { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import CourierCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The memory tier: entries in process memory, least recently used first
+/// out, within a byte limit (``CacheEntry/size``) and a count limit.
+///
+/// Every operation is O(1) (removing expired entries walks them all) and
+/// takes one lock for a few hundred nanoseconds: it never suspends, so it
+/// is safe — and cheap — to call from the concurrency pool.
+///
+/// ```swift
+/// let memory = MemoryStore(costLimit: 32 << 20)   // 32 MiB
+/// ```
+public final class MemoryStore: CacheStore {
+    private let table: Locked<LRUTable<CacheKey, CacheEntry>>
+
+    /// Creates an empty store.
+    /// - Parameters:
+    ///   - costLimit: The most bytes its entries may take: 16 MiB by default.
+    ///     An entry larger than this is not kept.
+    ///   - countLimit: The most entries: 10,000 by default.
+    public init(costLimit: Int = 16 << 20, countLimit: Int = 10_000) {
+        table = Locked(LRUTable(costLimit: max(0, costLimit), countLimit: max(0, countLimit)))
+    }
+
+    /// The most bytes its entries may take.
+    public var costLimit: Int { table.withLock { $0.costLimit } }
+    /// How many entries it holds now.
+    public var count: Int { table.withLock { $0.count } }
+
+    /// The entry under `key`, now the most recently used; an expired one is
+    /// removed and not returned. Never suspends.
+    public func cachedEntry(for key: CacheKey, now: Date) -> CacheEntry? {
+        table.withLock { table in
+            guard let entry = table.value(for: key) else { return nil }
+            if entry.isExpired(at: now) {
+                table.removeValue(for: key)
+                return nil
+            }
+            return entry
+        }
+    }
+
+    /// Keeps `entry` under `key`, evicting the least recently used entries
+    /// as needed. Never suspends.
+    public func put(_ entry: CacheEntry, for key: CacheKey) {
+        table.withLock { table in
+            if entry.size > table.costLimit {
+                table.removeValue(for: key)  // the old entry is out of date either way
+            } else {
+                table.insert(entry, for: key, cost: entry.size)
+            }
+        }
+    }
+
+    /// The keys from the most to the least recently used (for tests and diagnostics).
+    public var keysByRecency: [CacheKey] { table.withLock { $0.keysByRecency } }
+
+    // MARK: - CacheStore
+
+    /// ``cachedEntry(for:now:)``.
+    public func entry(for key: CacheKey, now: Date) async throws(CacheStoreError) -> CacheEntry? {
+        cachedEntry(for: key, now: now)
+    }
+
+    /// ``put(_:for:)``.
+    public func store(_ entry: CacheEntry, for key: CacheKey) async throws(CacheStoreError) {
+        put(entry, for: key)
+    }
+
+    /// Removes the entry under `key`.
+    public func removeEntry(for key: CacheKey) async throws(CacheStoreError) {
+        remove(key)
+    }
+
+    /// Removes every entry.
+    public func removeAll() async throws(CacheStoreError) {
+        table.withLock { $0.removeAll() }
+    }
+
+    /// Removes the entries expired by `now`.
+    @discardableResult
+    public func removeExpired(now: Date) async throws(CacheStoreError) -> Int {
+        table.withLock { table in table.removeAll { $0.isExpired(at: now) } }
+    }
+
+    /// The bytes the entries take.
+    public func totalSize() async throws(CacheStoreError) -> Int {
+        table.withLock { $0.totalCost }
+    }
+
+    /// Removes the entry under `key`. Never suspends.
+    public func remove(_ key: CacheKey) {
+        table.withLock { _ = $0.removeValue(for: key) }
+    }
+}

@@ -1,0 +1,25 @@
+/// Values other Courier modules keep on an endpoint — the cache's policy
+/// for it, say — without CourierCore knowing their types. Keyed by a type,
+/// so two modules never collide. Package-level: each module puts a public
+/// modifier of its own in front (`endpoint.cache(…)`).
+package struct EndpointAttachments: Sendable {
+    private var values: [ObjectIdentifier: any Sendable] = [:]
+
+    /// No attachments.
+    package init() {}
+
+    /// The value kept under `key`, or `nil`.
+    package subscript<Key: EndpointAttachmentKey>(_ key: Key.Type) -> Key.Value? {
+        get { values[ObjectIdentifier(key)] as? Key.Value }
+        set { values[ObjectIdentifier(key)] = newValue }
+    }
+
+    /// Whether nothing is attached.
+    package var isEmpty: Bool { values.isEmpty }
+}
+
+/// A key for ``EndpointAttachments``: a type of its own per kind of value.
+package protocol EndpointAttachmentKey {
+    /// The type of the value kept under this key.
+    associatedtype Value: Sendable
+}

@@ -1,0 +1,92 @@
+import HTTPTypes
+
+/// The seam a response cache plugs into the pipeline (`CourierCache`'s
+/// `ResponseCache` is the one there is). Package-level: CourierCore knows
+/// that a call may be answered from storage, not how anything is stored or
+/// when it is fresh.
+///
+/// The pipeline asks the cache once per pass, after encoding
+/// (``begin(_:_:)``); a cache that answers `nil` stays out of the pass and
+/// costs it nothing more. Otherwise the pass's ``CachePass`` is the
+/// innermost step of the per-call chain (stage 4½, after the per-call
+/// interceptors have signed the request, before the attempt loop), and
+/// hears of the decoded model afterwards.
+package protocol ResponseCaching: Sendable {
+    /// The cache's part in one pass of a call of `spec`, or `nil` for none.
+    func begin(_ spec: EndpointSpec, _ call: CacheCall) -> (any CachePass)?
+}
+
+/// What the pipeline tells the cache about the call a pass belongs to.
+package struct CacheCall: Sendable {
+    /// The call's context.
+    package let context: CallContext
+    /// Who is asking, and for how many deliveries.
+    package let role: CacheRole
+    /// Whether an authenticating interceptor (``Authenticator``, `.bearer`)
+    /// runs in the per-call tier — its credential is on the request the
+    /// cache sees — or in the per-attempt tier, after the cache, where the
+    /// cache cannot see whose the response is.
+    package let authenticatedPerCall: Bool
+    /// See ``authenticatedPerCall``.
+    package let authenticatedPerAttempt: Bool
+    /// Set on the pass that runs again after a stored response failed
+    /// validation or decoding: the network only, no reading.
+    package let skipsReading: Bool
+}
+
+/// Who runs a call, which decides what a cache may do in it.
+package enum CacheRole: Sendable {
+    /// `send` or `response`: one result — the last delivery — counts.
+    case lastDelivery
+    /// A caller that takes every delivery (a stored one first, then the
+    /// network's).
+    case everyDelivery
+    /// A refresh the cache started in the background after answering from
+    /// storage: network only, then store.
+    case backgroundRefresh
+}
+
+/// What the cache decided for one request.
+package enum CacheRead: Sendable {
+    /// Send it, with these fields added (validators, when revalidating).
+    case network(HTTPFields)
+    /// Answer the pass with this stored response: no attempt is made. With
+    /// `refresh`, the cache asks the network again in the background.
+    case answer(RawResponse, refresh: Bool)
+    /// Deliver this stored response first (validated and decoded), then
+    /// send, with these fields added.
+    case deliverFirst(RawResponse, then: HTTPFields)
+}
+
+/// The cache's work in one pass: one object per pass, shared by the stage
+/// inside the per-call chain and the decoding stage after it.
+package protocol CachePass: AnyObject, Sendable {
+    /// Stage 4½: what the store has for the request as the per-call
+    /// interceptors left it.
+    func read(_ request: OutgoingRequest) async -> CacheRead
+    /// Stage 4½, after the attempt loop: the network's result for what was
+    /// sent; a 304 to a revalidation becomes the stored response refreshed.
+    func received(_ result: Result<RawResponse, CourierError>, sent: OutgoingRequest) async
+        -> Result<RawResponse, CourierError>
+    /// Stage 8 decoded `model` from the network's response (or a
+    /// revalidated one): keep the response if the rules allow.
+    func decoded(_ model: any Sendable)
+    /// A stored response the pass answered with or delivered failed
+    /// validation or decoding with `error`: forget it.
+    func rejected(_ error: CourierError)
+    /// Runs `refresh` — a call of the same endpoint in the
+    /// ``CacheRole/backgroundRefresh`` role — where the cache keeps track
+    /// of it.
+    func refreshInBackground(_ refresh: @escaping @Sendable () async -> Void)
+}
+
+/// Where a response came from, when a cache took part: stamped by the cache
+/// stage on what it hands the pipeline.
+package enum CacheOrigin: Sendable, Hashable {
+    /// Stored, not asked of the network.
+    case storage
+    /// Stored, and the server confirmed it is current (304 Not Modified).
+    case revalidated
+    /// From the network.
+    case network
+}

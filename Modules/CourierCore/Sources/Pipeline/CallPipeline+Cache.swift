@@ -1,0 +1,141 @@
+import HTTPTypes
+
+/// Hands a caller that takes every delivery the ones a response cache makes
+/// before the call's own result: a stored response (validated and decoded),
+/// or the `.cache` error that says why a stored one could not be used.
+package typealias StoredDeliverySink<Response: Sendable> =
+    @Sendable (Result<Reply<Response>, CourierError>) async -> Void
+
+/// The response cache's part in one pass (``ResponseCaching``): its
+/// ``CachePass`` and what the stage did, for the steps after decoding.
+final class CacheStage: Sendable {
+    let work: any CachePass
+    private let flags = Locked(Flags())
+
+    private struct Flags {
+        var answered = false
+        var refresh = false
+    }
+
+    init(_ work: any CachePass) { self.work = work }
+
+    /// Whether the stage answered the pass from storage.
+    var answeredFromStorage: Bool { flags.withLock { $0.answered } }
+    /// Whether it asked for a refresh in the background after answering.
+    var wantsRefresh: Bool { flags.withLock { $0.refresh } }
+
+    func markAnswered(refresh: Bool) {
+        flags.withLock { $0 = Flags(answered: true, refresh: refresh) }
+    }
+}
+
+extension CallPipeline {
+    /// Before 4: the cache's part in this pass, when the client has a cache
+    /// and it takes one.
+    static func beginCache(_ cache: any ResponseCaching, _ state: inout CallState) {
+        let settings = state.settings
+        let call = CacheCall(
+            context: state.context, role: state.plan.call.cacheRole,
+            authenticatedPerCall: settings.authenticatesPerCall,
+            authenticatedPerAttempt: settings.authenticatesPerAttempt, skipsReading: state.skipsCacheReading)
+        state.cacheStage = cache.begin(state.plan.spec, call).map(CacheStage.init)
+    }
+
+    /// 4½. The cache, innermost in the per-call chain: it sees the request
+    /// as the per-call interceptors signed it. A stored answer makes no
+    /// attempt; a stored response delivered first is validated and decoded
+    /// before the network is asked; whatever the network answers goes back
+    /// through the cache (a 304 becomes the stored response).
+    static func cacheStage(
+        _ request: OutgoingRequest, _ stage: CacheStage, _ state: CallState,
+        next: @Sendable (OutgoingRequest) async throws(CourierError) -> RawResponse
+    ) async throws(CourierError) -> RawResponse {
+        var sent = request
+        switch await stage.work.read(request) {
+        case .answer(var stored, let refresh):
+            stage.markAnswered(refresh: refresh)
+            stored.cacheOrigin = .storage
+            return stored
+        case .deliverFirst(var stored, let fields):
+            stored.cacheOrigin = .storage
+            if let deliver = state.deliverStored { _ = await deliver(stored, state) }
+            sent.head.headerFields.setAll(fields)
+        case .network(let fields):
+            sent.head.headerFields.setAll(fields)
+        }
+        let result: Result<RawResponse, CourierError>
+        do throws(CourierError) {
+            result = .success(try await next(sent))
+        } catch {
+            result = .failure(error)
+        }
+        return try await stage.work.received(result, sent: sent).get()
+    }
+
+    /// 8½, for a pass the cache took part in: a stored answer that no longer
+    /// passes validation or decoding is dropped, reported, and the network
+    /// asked instead; a model decoded from the network (or a revalidated
+    /// response) is offered to the cache; a refresh the cache asked for
+    /// starts in the background.
+    func settleCache<Response>(
+        _ result: Result<Response, CourierError>, _ outcome: inout Outcome, _ endpoint: Endpoint<Response>,
+        _ state: inout CallState, stored sink: StoredDeliverySink<Response>?
+    ) async -> Result<Response, CourierError> {
+        guard var stage = state.cacheStage else { return result }
+        var result = result
+        if stage.answeredFromStorage, case .failure(let error) = result, !state.cancellation.isCancelled,
+            error.code != .cancelled
+        {
+            stage.work.rejected(error)
+            await sink?(.failure(Self.unusable(error)))
+            state.skipsCacheReading = true
+            outcome = await pass(&state)  // 1–7, the network only
+            result = decode(&outcome, endpoint.serializer, state)  // 8
+            guard let next = state.cacheStage else { return result }
+            stage = next
+        }
+        if stage.answeredFromStorage {
+            if stage.wantsRefresh, case .success = result {
+                let (client, plugins) = (state.plan.call.client, state.plan.call.plugins)
+                stage.work.refreshInBackground {
+                    _ = await client.run(endpoint, plugins: plugins, role: .backgroundRefresh)
+                }
+            }
+        } else if case .success(let model) = result {
+            stage.work.decoded(model)
+        }
+        return result
+    }
+
+    /// What ``CallState/deliverStored`` does for `serializer`'s model:
+    /// validation (6) and decoding (8) of the stored response, then the
+    /// sink; a stored response that fails them is dropped and reported.
+    static func storedDeliveries<Response>(
+        _ serializer: ResponseSerializer<Response>, _ sink: @escaping StoredDeliverySink<Response>
+    ) -> @Sendable (RawResponse, CallState) async -> Bool {
+        { stored, state in
+            var outcome: Outcome = .success(stored)
+            let pipeline = CallPipeline()
+            switch pipeline.decode(&outcome, serializer, state) {
+            case .success(let model):
+                var response = try? outcome.get()
+                response?.validation = nil
+                await sink(.success(Reply(model: model, response: response, attempts: 0)))
+                return true
+            case .failure(let error):
+                state.cacheStage?.work.rejected(error)
+                await sink(.failure(unusable(error)))
+                return false
+            }
+        }
+    }
+
+    /// The `.cache` error for a stored response that failed `error`.
+    static func unusable(_ error: CourierError) -> CourierError {
+        var response = error.response
+        response?.validation = nil
+        return CourierError(
+            .cache, stage: .cache, message: "a stored response could not be used (\(error.message))",
+            request: error.request, response: response, underlying: error)
+    }
+}
