@@ -53,7 +53,7 @@ let package = Package(
         // The demo client for the shop in ContractTests/Contracts/shop.json.
         .executableTarget(
             name: "courier-demo",
-            dependencies: ["Courier"],
+            dependencies: ["Courier", "CourierCache"],
             path: "Examples/CourierDemo"
         ),
         // Links CourierCore alone; scripts/check-linkage inspects what it pulls in.

@@ -54,6 +54,16 @@ let package = Package(
                 .product(name: "CourierTesting", package: "Courier"),
             ]
         ),
+        // A cache hit (memory, disk) next to the same call over the network.
+        .executableTarget(
+            name: "courier-cache-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "CourierCache", package: "Courier"),
+                .product(name: "CourierCurl", package: "Courier"),
+                .product(name: "CourierCodable", package: "Courier"),
+            ]
+        ),
         // The typed call: GET an envelope and decode the model, every stack.
         .executableTarget(
             name: "courier-typed-bench",

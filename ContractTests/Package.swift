@@ -14,6 +14,7 @@ let suiteDependencies: [Target.Dependency] = [
     .product(name: "CourierURLSession", package: "Courier"),
     .product(name: "CourierCodable", package: "Courier"),
     .product(name: "CourierTesting", package: "Courier"),
+    .product(name: "CourierCache", package: "Courier"),
     .product(name: "CourierMockServer", package: "CourierMockServer"),
     // Locks ThreadSanitizer sees (pthread), for scripts/check-tsan.
     .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -84,6 +85,7 @@ where name.hasPrefix("snippet-") {
                 .product(name: "CourierJansson", package: "Courier"),
                 .product(name: "CourierURLSession", package: "Courier"),
                 .product(name: "CourierTesting", package: "Courier"),
+                .product(name: "CourierCache", package: "Courier"),
                 .product(name: "CourierMockServer", package: "CourierMockServer"),
             ],
             path: "ReadmeExamples/\(name)"))

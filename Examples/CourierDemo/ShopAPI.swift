@@ -1,4 +1,5 @@
 import Courier
+import CourierCache
 
 // A small fictional shop API, described once as values. Every response is a
 // `{code, msg, data}` envelope where 0 means success.
@@ -62,6 +63,9 @@ struct ShopAPI {
     var orders: Endpoint<OrderPage<Order>> { Endpoint(.get("orders"), on: node) }
 
     var recommendations: Endpoint<[Product]> { Endpoint(.get("recommendations"), on: node) }
+
+    /// The catalogue: public, and worth showing from the cache at once.
+    var catalogue: Endpoint<[Product]> { Endpoint(.get("catalogue"), on: node) }
 
     func order(id: Int) -> Endpoint<Order> { Endpoint(.get("orders/\(id, name: "id")"), on: node) }
 }

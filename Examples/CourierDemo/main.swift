@@ -4,6 +4,7 @@
 // Usage: courier-demo BASE_URL    e.g. http://127.0.0.1:8080/shop
 
 import Courier
+import CourierCache
 import Foundation
 
 guard CommandLine.arguments.count == 2 else {
@@ -91,5 +92,29 @@ if let session {
         "   ✓ \(served) of 5 carts served; \(refresher.refreshes) refresh; now using \(authenticator.credential)"
     )
 }
+
+print(
+    "\n8. The catalogue, cached: the stored copy at once, then the network's (alsoNetworkWithCallback) — "
+        + "\(api.catalogue.spec.route)")
+let cache = ResponseCache()
+var cachedConfiguration = APIClient.Configuration(
+    transport: CurlTransport.shared, decoder: .codable, plugins: [ConsoleLog()])
+cachedConfiguration.cache = cache
+let cachedClient = APIClient(configuration: cachedConfiguration)
+let catalogue = api.catalogue.cache(.alsoNetworkWithCallback)
+for visit in ["first visit, nothing stored", "second visit"] {
+    print("   \(visit):")
+    for await delivery in cachedClient.deliveries(catalogue) {
+        switch delivery.result {
+        case .success(let reply):
+            let products = reply.model.map { "\($0.title) \(Format.money($0.price))" }.joined(separator: ", ")
+            let how = reply.attempts == 0 ? "no request" : "\(reply.attempts) attempt"
+            print("   ✓ from the \(delivery.source): \(products)  (\(how))")
+        case .failure(let error):
+            print("   ✗ from the \(delivery.source): \(Format.failure(error))")
+        }
+    }
+}
+await cache.settle()
 
 await CurlTransport.shared.shutdown()

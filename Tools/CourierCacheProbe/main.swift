@@ -35,13 +35,13 @@ do {
             let entry = CacheEntry(
                 status: 200, headerFields: [.contentType: "text/plain"], body: body(index), storedAt: now,
                 expiresAt: nil)
-            try await store.store(entry, for: CacheKey(digest: "\(prefix)-\(index)"))
+            try await store.store(entry, for: CacheKey(hashing: "\(prefix)-\(index)"))
         }
         print("put \(count)")
     case "get":
         var found = 0
         for index in 0..<count {
-            if let entry = try await store.entry(for: CacheKey(digest: "\(prefix)-\(index)"), now: now),
+            if let entry = try await store.entry(for: CacheKey(hashing: "\(prefix)-\(index)"), now: now),
                 entry.body == body(index)
             {
                 found += 1

@@ -32,8 +32,14 @@ extension APIClient {
     /// - Parameters:
     ///   - queue: Where `onDelivery` runs; `nil` runs it on the call's task.
     /// - Returns: A handle that cancels the call.
+    ///
+    /// ```swift
+    /// client.deliveries(.products, queue: .main) { delivery in
+    ///     render(delivery.model, stale: delivery.source == .cache)
+    /// }
+    /// ```
     @discardableResult
-    public func send<Response>(
+    public func deliveries<Response>(
         _ endpoint: Endpoint<Response>, queue: DispatchQueue? = nil, plugins: [any Plugin] = [],
         onDelivery: @escaping @Sendable (CacheDelivery<Response>) -> Void
     ) -> CancellableCall {

@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Locking) import CourierCore
 import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -51,14 +51,21 @@ final class CachePassWork: CachePass {
         let head = request.head
         // HTTP's rules store GET and HEAD only; other methods may invalidate (see `received`).
         if policy.followsHTTPHeaders, head.method != .get, head.method != .head { return .network([:]) }
-        guard let key = key(for: request) else { return .network([:]) }
-        state.withLock { $0.key = key }
+        guard let (key, credentialed) = key(for: request) else { return .network([:]) }
+        state.withLock { state in
+            state.key = key
+            state.credentialed = credentialed
+        }
         let reads =
             (policy.read != .none && !call.skipsReading)
             || (call.role == .backgroundRefresh && policy.followsHTTPHeaders)
         guard reads else { return .network([:]) }
         let now = cache.clock.date
-        var entry = await cache.lookup(key, now: now, promote: policy.write.contains(.memory))
+        // Memory first, without suspending; the disk only on a miss.
+        var entry = cache.memory?.cachedEntry(for: key, now: now)
+        if entry == nil {
+            entry = await cache.diskLookup(key, now: now, promote: policy.write.contains(.memory))
+        }
         if let stored = entry,
             !StoredResponses.matches(stored, head.headerFields, sensitive: cache.sensitiveFields)
         {
@@ -70,18 +77,18 @@ final class CachePassWork: CachePass {
         let action = CacheReadDecision.decide(
             mode: policy.read, role: call.role, stored: stored, canRevalidate: canRevalidate)
         guard let entry else {
-            if call.role != .backgroundRefresh { cache.count { $0.misses += 1 } }
+            if call.role != .backgroundRefresh { cache.counters.count(.miss) }
             return .network([:])
         }
         switch action {
         case .network(let revalidate):
-            if call.role != .backgroundRefresh { cache.count { $0.misses += 1 } }
+            if call.role != .backgroundRefresh { cache.counters.count(.miss) }
             return .network(revalidate ? revalidation(of: entry) : [:])
         case .answer(let refresh):
-            cache.count { $0.hits += 1 }
+            cache.counters.count(.hit)
             return .answer(StoredResponses.response(entry), refresh: refresh)
         case .deliverFirst(let revalidate):
-            cache.count { $0.hits += 1 }
+            cache.counters.count(.hit)
             return .deliverFirst(
                 StoredResponses.response(entry), then: revalidate ? revalidation(of: entry) : [:])
         }
@@ -95,7 +102,7 @@ final class CachePassWork: CachePass {
             let refreshed = StoredResponses.refreshed(
                 entry, by: notModified, rules: rules, now: cache.clock.date)
             state.withLock { $0.candidate = .revalidated(refreshed) }
-            cache.count { $0.revalidations += 1 }
+            cache.counters.count(.revalidation)
             var response = StoredResponses.response(refreshed)
             response.metrics = notModified.metrics
             response.cacheOrigin = .revalidated
@@ -132,12 +139,12 @@ final class CachePassWork: CachePass {
 
     func rejected(_ error: CourierError) {
         guard let key = state.withLock({ $0.key }) else { return }
-        cache.count { $0.rejected += 1 }
+        cache.counters.count(.rejected)
         cache.forget(key)
     }
 
     func refreshInBackground(_ refresh: @escaping @Sendable () async -> Void) {
-        cache.count { $0.backgroundRefreshes += 1 }
+        cache.counters.count(.backgroundRefresh)
         cache.refreshes.run(refresh)
     }
 
@@ -147,15 +154,17 @@ final class CachePassWork: CachePass {
     /// write: a credentialed request the endpoint did not opt in for, or
     /// whose credential the cache cannot see (added per attempt, after it),
     /// or a body that cannot be read twice.
-    private func key(for request: OutgoingRequest) -> CacheKey? {
+    private func key(for request: OutgoingRequest) -> (key: CacheKey, credentialed: Bool)? {
         let credential = credentialDigest(request.head)
         if credential.credentialed {
-            guard policy.storesCredentialedResponses, let digest = credential.digest else { return nil }
-            state.withLock { $0.credentialed = true }
-            return CacheKeyBuilder.key(
-                for: request, parameters: parameters, rule: policy.key, credential: digest)
+            guard policy.storesCredentialedResponses, let digest = credential.digest,
+                let key = CacheKeyBuilder.key(
+                    for: request, parameters: parameters, rule: policy.key, credential: digest)
+            else { return nil }
+            return (key, true)
         }
         return CacheKeyBuilder.key(for: request, parameters: parameters, rule: policy.key, credential: nil)
+            .map { ($0, false) }
     }
 
     /// Whether the request is someone's, and the digest of the credential
@@ -165,7 +174,7 @@ final class CachePassWork: CachePass {
         for field in head.headerFields where isSensitive(field.name) {
             lines.append("\(field.name.canonicalName): \(field.value)")
         }
-        let authenticates = call.context.authenticates
+        let authenticates = call.authenticates
         let perAttempt = authenticates && call.authenticatedPerAttempt
         guard !lines.isEmpty || perAttempt || (authenticates && call.authenticatedPerCall) else {
             return (false, nil)

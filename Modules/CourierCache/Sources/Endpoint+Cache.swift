@@ -70,6 +70,8 @@ extension Endpoint {
 /// An endpoint's changes to the cache's defaults, kept on the endpoint.
 struct CacheOverrides: EndpointAttachmentKey, Sendable {
     typealias Value = CacheOverrides
+    /// The key the overrides are kept under.
+    static let id = ObjectIdentifier(CacheOverrides.self)
 
     var disabled = false
     /// Replaces the cache's defaults.

@@ -1,5 +1,6 @@
-import CourierCore
+@_spi(Locking) import CourierCore
 import HTTPTypes
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -58,7 +59,9 @@ public final class ResponseCache: Sendable, ResponseCaching {
     let writes = PendingWork()
     /// Background refreshes in flight.
     let refreshes = PendingWork()
-    private let counters = Locked(CacheStatistics())
+    let counters = CacheCounters()
+    /// ``defaults`` resolved once, for endpoints that change nothing.
+    private let resolvedDefaults: ResolvedCachePolicy
     private let onStoreError: (@Sendable (CacheStoreError) -> Void)?
 
     /// The fields treated as credentials by default.
@@ -91,6 +94,7 @@ public final class ResponseCache: Sendable, ResponseCaching {
         self.sensitiveFields = sensitiveFields
         self.clock = clock
         self.onStoreError = onStoreError
+        self.resolvedDefaults = ResolvedCachePolicy(defaults, nil)
     }
 
     // MARK: - Housekeeping (CSAPIService's APICacheTool duties)
@@ -129,16 +133,16 @@ public final class ResponseCache: Sendable, ResponseCaching {
     }
 
     /// What the cache has done so far.
-    public var statistics: CacheStatistics { counters.withLock { $0 } }
+    public var statistics: CacheStatistics { counters.snapshot }
 
     // MARK: - The pipeline's seam
 
     /// The cache's part in one pass: `nil` for endpoints that neither read
     /// nor write it (the call then costs nothing more).
     package func begin(_ spec: EndpointSpec, _ call: CacheCall) -> (any CachePass)? {
-        let overrides = spec.attachments[CacheOverrides.self]
+        let overrides = spec.attachments.value(for: CacheOverrides.id) as? CacheOverrides
         if overrides?.disabled == true || spec.destination != nil { return nil }
-        let policy = ResolvedCachePolicy(defaults, overrides)
+        let policy = overrides.map { ResolvedCachePolicy(defaults, $0) } ?? resolvedDefaults
         guard overrides != nil || policy.read != .none, policy.read != .none || !policy.write.isEmpty else {
             return nil
         }
@@ -151,6 +155,11 @@ public final class ResponseCache: Sendable, ResponseCaching {
     /// when the policy writes there). A failed disk read is a miss.
     func lookup(_ key: CacheKey, now: Date, promote: Bool) async -> CacheEntry? {
         if let entry = memory?.cachedEntry(for: key, now: now) { return entry }
+        return await diskLookup(key, now: now, promote: promote)
+    }
+
+    /// The disk half of ``lookup(_:now:promote:)``.
+    func diskLookup(_ key: CacheKey, now: Date, promote: Bool) async -> CacheEntry? {
         guard let disk else { return nil }
         do {
             guard let entry = try await disk.entry(for: key, now: now) else { return nil }
@@ -164,7 +173,7 @@ public final class ResponseCache: Sendable, ResponseCaching {
 
     /// Writes `entry`: memory at once, disk in the background.
     func write(_ entry: CacheEntry, for key: CacheKey, to tiers: CacheWriteTier) {
-        count { $0.writes += 1 }
+        counters.count(.write)
         if tiers.contains(.memory) { memory?.put(entry, for: key) }
         if tiers.contains(.disk), let disk {
             writes.run { [self] in
@@ -191,12 +200,8 @@ public final class ResponseCache: Sendable, ResponseCaching {
         }
     }
 
-    func count(_ update: (inout CacheStatistics) -> Void) {
-        counters.withLock { update(&$0) }
-    }
-
     private func report(_ error: CacheStoreError) {
-        count { $0.storeFailures += 1 }
+        counters.count(.storeFailure)
         onStoreError?(error)
     }
 }
@@ -217,6 +222,43 @@ public struct CacheStatistics: Sendable, Hashable {
     public var backgroundRefreshes = 0
     /// Store operations that failed.
     public var storeFailures = 0
+}
+
+/// The counts behind ``CacheStatistics``: atomics, so that counting costs a
+/// hit no lock.
+final class CacheCounters: Sendable {
+    enum Event {
+        case hit, miss, write, revalidation, rejected, backgroundRefresh, storeFailure
+    }
+
+    private let hits = Atomic(0)
+    private let misses = Atomic(0)
+    private let writes = Atomic(0)
+    private let revalidations = Atomic(0)
+    private let rejected = Atomic(0)
+    private let backgroundRefreshes = Atomic(0)
+    private let storeFailures = Atomic(0)
+
+    func count(_ event: Event) {
+        switch event {
+        case .hit: hits.add(1, ordering: .relaxed)
+        case .miss: misses.add(1, ordering: .relaxed)
+        case .write: writes.add(1, ordering: .relaxed)
+        case .revalidation: revalidations.add(1, ordering: .relaxed)
+        case .rejected: rejected.add(1, ordering: .relaxed)
+        case .backgroundRefresh: backgroundRefreshes.add(1, ordering: .relaxed)
+        case .storeFailure: storeFailures.add(1, ordering: .relaxed)
+        }
+    }
+
+    var snapshot: CacheStatistics {
+        CacheStatistics(
+            hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
+            writes: writes.load(ordering: .relaxed), revalidations: revalidations.load(ordering: .relaxed),
+            rejected: rejected.load(ordering: .relaxed),
+            backgroundRefreshes: backgroundRefreshes.load(ordering: .relaxed),
+            storeFailures: storeFailures.load(ordering: .relaxed))
+    }
 }
 
 /// Work the cache started and ``ResponseCache/settle()`` waits for.

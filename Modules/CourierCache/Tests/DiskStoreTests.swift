@@ -19,15 +19,15 @@ struct DiskStoreTests {
             let large = entry(String(repeating: "L", count: 100_000))
             let empty = entry("")
             for (name, value) in [("small", small), ("large", large), ("empty", empty)] {
-                try await store.store(value, for: CacheKey(digest: name))
+                try await store.store(value, for: CacheKey(hashing: name))
             }
-            #expect(try await store.entry(for: CacheKey(digest: "small"), now: now) == small)
-            #expect(try await store.entry(for: CacheKey(digest: "large"), now: now) == large)
-            #expect(try await store.entry(for: CacheKey(digest: "empty"), now: now) == empty)
-            #expect(try await store.entry(for: CacheKey(digest: "missing"), now: now) == nil)
+            #expect(try await store.entry(for: CacheKey(hashing: "small"), now: now) == small)
+            #expect(try await store.entry(for: CacheKey(hashing: "large"), now: now) == large)
+            #expect(try await store.entry(for: CacheKey(hashing: "empty"), now: now) == empty)
+            #expect(try await store.entry(for: CacheKey(hashing: "missing"), now: now) == nil)
             #expect(Self.bodyFiles(in: directory).count == 1)
             // Replacing the large entry with a small one removes its file.
-            try await store.store(small, for: CacheKey(digest: "large"))
+            try await store.store(small, for: CacheKey(hashing: "large"))
             #expect(Self.bodyFiles(in: directory).isEmpty)
         }
     }
@@ -36,7 +36,7 @@ struct DiskStoreTests {
         try await withTemporaryDirectory { directory in
             let store = try await DiskStore.open(
                 directory: directory.appendingPathComponent("nested/api"), inlineLimit: 8)
-            try await store.store(entry(String(repeating: "x", count: 100)), for: CacheKey(digest: "k"))
+            try await store.store(entry(String(repeating: "x", count: 100)), for: CacheKey(hashing: "k"))
             let root = directory.appendingPathComponent("nested/api")
             #expect(try Self.mode(of: root) == 0o700)
             let names = try FileManager.default.contentsOfDirectory(atPath: root.path)
@@ -53,19 +53,19 @@ struct DiskStoreTests {
             let body = String(repeating: "x", count: 1_000)
             let size = entry(body).size
             let store = try await DiskStore.open(directory: directory, sizeLimit: size * 3)
-            for name in ["a", "b", "c"] { try await store.store(entry(body), for: CacheKey(digest: name)) }
+            for name in ["a", "b", "c"] { try await store.store(entry(body), for: CacheKey(hashing: name)) }
             // Reading "a" makes it the most recent, so "b" is the oldest.
-            _ = try await store.entry(for: CacheKey(digest: "a"), now: Date())
-            try await store.store(entry(body), for: CacheKey(digest: "d"))
-            #expect(try await store.entry(for: CacheKey(digest: "b"), now: now) == nil)
+            _ = try await store.entry(for: CacheKey(hashing: "a"), now: Date())
+            try await store.store(entry(body), for: CacheKey(hashing: "d"))
+            #expect(try await store.entry(for: CacheKey(hashing: "b"), now: now) == nil)
             for name in ["a", "c", "d"] {
-                #expect(try await store.entry(for: CacheKey(digest: name), now: now) != nil)
+                #expect(try await store.entry(for: CacheKey(hashing: name), now: now) != nil)
             }
             #expect(try await store.totalSize() == size * 3)
             // An entry larger than the whole store is not kept.
             try await store.store(
-                entry(String(repeating: "y", count: size * 4)), for: CacheKey(digest: "huge"))
-            #expect(try await store.entry(for: CacheKey(digest: "huge"), now: now) == nil)
+                entry(String(repeating: "y", count: size * 4)), for: CacheKey(hashing: "huge"))
+            #expect(try await store.entry(for: CacheKey(hashing: "huge"), now: now) == nil)
         }
     }
 
@@ -73,7 +73,7 @@ struct DiskStoreTests {
         try await withTemporaryDirectory { directory in
             let store = try await DiskStore.open(directory: directory, inlineLimit: 8)
             for damage in ["truncate", "flip", "delete"] {
-                let key = CacheKey(digest: damage)
+                let key = CacheKey(hashing: damage)
                 try await store.store(entry(String(repeating: "b", count: 500)), for: key)
                 let file = try #require(Self.bodyFiles(in: directory).first)
                 var bytes = try [UInt8](Data(contentsOf: file))
@@ -95,7 +95,7 @@ struct DiskStoreTests {
     @Test func aDamagedRowIsAMissAndIsRemoved() async throws {
         try await withTemporaryDirectory { directory in
             let store = try await DiskStore.open(directory: directory)
-            let key = CacheKey(digest: "k")
+            let key = CacheKey(hashing: "k")
             try await store.store(entry("hello"), for: key)
             // Another writer (a bug, a disk fault) leaves the row's fields unreadable.
             let database = try SQLiteDatabase(path: directory.appendingPathComponent("cache.sqlite").path)
@@ -114,9 +114,10 @@ struct DiskStoreTests {
             let path = directory.appendingPathComponent("cache.sqlite")
             try Data(repeating: 0x5a, count: 8_192).write(to: path)
             let store = try await DiskStore.open(directory: directory)
-            try await store.store(entry("fresh start"), for: CacheKey(digest: "k"))
+            try await store.store(entry("fresh start"), for: CacheKey(hashing: "k"))
             #expect(
-                try await store.entry(for: CacheKey(digest: "k"), now: now)?.body == Array("fresh start".utf8)
+                try await store.entry(for: CacheKey(hashing: "k"), now: now)?.body
+                    == Array("fresh start".utf8)
             )
         }
     }
@@ -127,12 +128,12 @@ struct DiskStoreTests {
             let store = try await DiskStore.open(directory: directory, inlineLimit: 8)
             let soon = clock.date.addingTimeInterval(10)
             try await store.store(
-                entry("short-lived body", at: clock.date, expires: soon), for: CacheKey(digest: "a"))
-            try await store.store(entry("b", at: clock.date, expires: soon), for: CacheKey(digest: "b"))
-            try await store.store(entry("c", at: clock.date, expires: nil), for: CacheKey(digest: "c"))
-            #expect(try await store.entry(for: CacheKey(digest: "a"), now: clock.date) != nil)
+                entry("short-lived body", at: clock.date, expires: soon), for: CacheKey(hashing: "a"))
+            try await store.store(entry("b", at: clock.date, expires: soon), for: CacheKey(hashing: "b"))
+            try await store.store(entry("c", at: clock.date, expires: nil), for: CacheKey(hashing: "c"))
+            #expect(try await store.entry(for: CacheKey(hashing: "a"), now: clock.date) != nil)
             clock.advance(by: .seconds(10))
-            #expect(try await store.entry(for: CacheKey(digest: "a"), now: clock.date) == nil)
+            #expect(try await store.entry(for: CacheKey(hashing: "a"), now: clock.date) == nil)
             #expect(try await store.removeExpired(now: clock.date) == 1)  // "b"; "a" went when read
             #expect(try await store.count() == 1)
             #expect(Self.bodyFiles(in: directory).isEmpty)
@@ -149,7 +150,7 @@ struct DiskStoreTests {
                 for worker in 0..<8 {
                     group.addTask {
                         for round in 0..<50 {
-                            let key = CacheKey(digest: "\(round / 2 % 10)")
+                            let key = CacheKey(hashing: "\(round / 2 % 10)")
                             let body = String(repeating: key.digest, count: worker * 100 + 1)
                             if round.isMultiple(of: 2) {
                                 try await store.store(entry(body), for: key)
@@ -176,14 +177,14 @@ struct DiskStoreTests {
                 let body = Array("mine \(index)".utf8)
                 try await store.store(
                     CacheEntry(status: 200, headerFields: [:], body: body, storedAt: now, expiresAt: nil),
-                    for: CacheKey(digest: "mine-\(index)"))
+                    for: CacheKey(hashing: "mine-\(index)"))
             }
             probe.waitUntilExit()
             #expect(probe.terminationStatus == 0)
             // This process reads every entry the other wrote…
             var theirs = 0
             for index in 0..<200 {
-                let found = try await store.entry(for: CacheKey(digest: "other-\(index)"), now: now)
+                let found = try await store.entry(for: CacheKey(hashing: "other-\(index)"), now: now)
                 if found?.body == Array("other \(index)".utf8)
                     + Array(repeating: UInt8(ascii: "."), count: 20_000)
                 {

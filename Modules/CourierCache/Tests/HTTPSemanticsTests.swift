@@ -139,6 +139,19 @@ struct HTTPSemanticsTests {
         #expect(try await client.send(user).name == "v2")
     }
 
+    @Test func aLongMaxAgeOutlivesTheDefaultExpiry() async throws {
+        // The endpoint's expiry (five minutes by default) bounds how long an
+        // entry is kept, never how long the server said it is fresh.
+        let clock = TestClock()
+        let origin = Origin.versions(headers: [.cacheControl: "max-age=3600"])
+        let client = makeClient(origin, cache: ResponseCache(clock: clock), clock: clock)
+        _ = try await client.send(user)
+        clock.advance(by: .seconds(3_000))
+        #expect(try await client.response(user).attempts == 0)
+        clock.advance(by: .seconds(600))
+        #expect(try await client.send(user).name == "v2")
+    }
+
     @Test func varyKeepsVariantsApart() async throws {
         let origin = Origin { head, number in
             .json(

@@ -58,7 +58,7 @@ struct MemoryTierTests {
     @Test func theStoreDropsExpiredEntriesOnTheClock() {
         let clock = TestClock()
         let store = MemoryStore()
-        let key = CacheKey(digest: "k")
+        let key = CacheKey(hashing: "k")
         store.put(entry("x", at: clock.date, expires: clock.date.addingTimeInterval(5)), for: key)
         #expect(store.cachedEntry(for: key, now: clock.date) != nil)
         clock.advance(by: .seconds(5))
@@ -69,11 +69,11 @@ struct MemoryTierTests {
     @Test func theStoreBoundsItsBytes() async throws {
         let store = MemoryStore(costLimit: 4_096)
         for index in 0..<10 {
-            store.put(entry(String(repeating: "x", count: 1_000)), for: CacheKey(digest: "\(index)"))
+            store.put(entry(String(repeating: "x", count: 1_000)), for: CacheKey(hashing: "\(index)"))
         }
         #expect(try await store.totalSize() <= 4_096)
-        #expect(store.keysByRecency.first == CacheKey(digest: "9"))
-        #expect(store.cachedEntry(for: CacheKey(digest: "0"), now: Date()) == nil)
+        #expect(store.keysByRecency.first == CacheKey(hashing: "9"))
+        #expect(store.cachedEntry(for: CacheKey(hashing: "0"), now: Date()) == nil)
     }
 
     @Test func concurrentReadersAndWritersSeeWholeEntries() async {
@@ -83,7 +83,7 @@ struct MemoryTierTests {
                 group.addTask {
                     var seen = 0
                     for round in 0..<2_000 {
-                        let key = CacheKey(digest: "\((round * 7 + worker) % 80)")
+                        let key = CacheKey(hashing: "\((round * 7 + worker) % 80)")
                         if round % 3 == 0 {
                             store.put(entry("\(key.digest)"), for: key)
                         } else if let found = store.cachedEntry(for: key, now: Date()) {

@@ -1,5 +1,5 @@
 import CourierCodable
-import CourierCore
+@_spi(Locking) import CourierCore
 import CourierTesting
 import Foundation
 import HTTPTypes
@@ -116,7 +116,7 @@ struct ReadModeTests {
         let endpoint = user.cache(.alsoNetworkWithCallback)
         _ = try await client.send(endpoint)
         let received = Locked<[String]>([])
-        let call = client.send(endpoint) { delivery in
+        let call = client.deliveries(endpoint) { delivery in
             received.withLock { $0 += summary([delivery]) }
         }
         await call.wait()
@@ -137,7 +137,7 @@ struct ReadModeTests {
         configuration.cache = ResponseCache()
         let client = APIClient(configuration: configuration)
         let received = Locked<[CacheDelivery<User>]>([])
-        let call = client.send(user.cache(.cancelNetwork)) { delivery in
+        let call = client.deliveries(user.cache(.cancelNetwork)) { delivery in
             received.withLock { $0.append(delivery) }
         }
         call.cancel()

@@ -1,5 +1,5 @@
 import CCurl
-import CourierCore
+@_spi(Locking) import CourierCore
 import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Locking) import CourierCore
 import Synchronization
 
 /// Easy handles kept for reuse: creating one and setting its shared options

@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Locking) import CourierCore
 import HTTPTypes
 import Synchronization
 

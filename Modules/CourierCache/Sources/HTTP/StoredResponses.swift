@@ -44,11 +44,27 @@ enum StoredResponses {
                 || response.headers[.expires] != nil
             guard explicit || heuristicallyCacheable.contains(response.statusCode) else { return nil }
         }
-        return CacheEntry(
+        var entry = CacheEntry(
             status: response.statusCode,
             headerFields: kept(response.headers, sensitive: rules.sensitiveFields),
-            body: body, storedAt: now, expiresAt: rules.expiry.expiration(from: now),
+            body: body, storedAt: now, expiresAt: nil,
             variantFields: variant(variantNames, of: request.headerFields, sensitive: rules.sensitiveFields))
+        entry.expiresAt = expiration(of: entry, rules: rules, now: now)
+        return entry
+    }
+
+    /// When an entry written at `now` stops being kept: the endpoint's
+    /// expiry — under HTTP's rules never before the response itself stops
+    /// being usable (its freshness plus `stale-while-revalidate`), so a
+    /// short expiry never cuts a long `max-age` short.
+    private static func expiration(of entry: CacheEntry, rules: Rules, now: Date) -> Date? {
+        guard let expiry = rules.expiry.expiration(from: now) else { return nil }
+        guard rules.followsHTTPHeaders else { return expiry }
+        let control = CacheControl(entry.headerFields)
+        let usable =
+            Freshness.lifetime(of: entry, control, shared: rules.shared)
+            + TimeInterval(control.mustRevalidate ? 0 : control.staleWhileRevalidate ?? 0)
+        return max(expiry, now.addingTimeInterval(usable))
     }
 
     /// The stored response as the pipeline sees it.
@@ -78,7 +94,7 @@ enum StoredResponses {
             refreshed.headerFields[values: name] = update[values: name]
         }
         refreshed.storedAt = now
-        refreshed.expiresAt = rules.expiry.expiration(from: now)
+        refreshed.expiresAt = expiration(of: refreshed, rules: rules, now: now)
         return refreshed
     }
 

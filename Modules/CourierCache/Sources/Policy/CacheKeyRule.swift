@@ -70,7 +70,9 @@ public struct CacheKeyRequest: Sendable {
     public let bodyDigest: String?
 }
 
-/// Builds ``CacheKey``s from requests under a rule.
+/// Builds ``CacheKey``s from requests under a rule: the components are
+/// fed to SHA-256 one after another, each followed by a newline, without
+/// being joined first.
 enum CacheKeyBuilder {
     /// The key for `request`, or `nil` when it has none: a streamed or file
     /// body, which cannot be read to digest it.
@@ -80,42 +82,47 @@ enum CacheKeyBuilder {
         for request: OutgoingRequest, parameters: Parameters?, rule: CacheKeyRule, credential: String?
     ) -> CacheKey? {
         guard let bodyDigest = RequestKey.bodyDigest(request.body) else { return nil }
-        var components: [String]
+        var hash = SHA256()
+        let head = request.head
         if let custom = rule.custom {
-            components = [
-                "custom",
-                custom(CacheKeyRequest(head: request.head, parameters: parameters, bodyDigest: bodyDigest)),
-            ]
+            hash.component("custom")
+            hash.component(
+                custom(CacheKeyRequest(head: head, parameters: parameters, bodyDigest: bodyDigest)))
         } else {
-            let head = request.head
             let ignored = rule.ignoredParameters
-            let body: String
-            if !ignored.isEmpty, let parameters {
-                body = "parameters " + canonical(parameters, ignoring: ignored)
-            } else {
-                body = bodyDigest ?? "-"
+            hash.component(head.method.rawValue)
+            let url = RequestKey.NormalisedURL(head)
+            hash.update(utf8: url.scheme)
+            hash.update(utf8: "://")
+            hash.update(utf8: url.authority)
+            hash.update(utf8: url.path)
+            var separator = UInt8(ascii: "?")
+            for pair in url.query where ignored.isEmpty || !ignored.contains(Self.decodedName(pair)) {
+                hash.update(byte: separator)
+                hash.update(utf8: pair)
+                separator = UInt8(ascii: "&")
             }
-            components = [
-                head.method.rawValue, url(head, ignoring: ignored), body,
-                head.headerFields[values: .accept].joined(separator: ", "),
-                head.headerFields[values: .acceptLanguage].joined(separator: ", "),
-            ]
+            hash.component("")
+            if !ignored.isEmpty, let parameters {
+                hash.component("parameters " + canonical(parameters, ignoring: ignored))
+            } else {
+                hash.component(bodyDigest ?? "-")
+            }
+            for name in [HTTPField.Name.accept, .acceptLanguage] {
+                // Most requests send neither: no array, no join.
+                hash.component(
+                    head.headerFields[name] == nil
+                        ? "" : head.headerFields[values: name].joined(separator: ", "))
+            }
         }
-        if let extra = rule.extra { components.append("extra " + extra()) }
-        if let credential { components.append("credential " + credential) }
-        return CacheKey(components: components)
+        if let extra = rule.extra { hash.component("extra " + extra()) }
+        if let credential { hash.component("credential " + credential) }
+        return CacheKey(&hash)
     }
 
-    /// The normalised URL without the ignored query parameters.
-    static func url(_ head: HTTPRequest, ignoring ignored: Set<String>) -> String {
-        let normalised = RequestKey.normalisedURL(head)
-        guard !ignored.isEmpty, let mark = normalised.firstIndex(of: "?") else { return normalised }
-        let kept = normalised[normalised.index(after: mark)...].split(separator: "&").filter { pair in
-            let name = pair[..<(pair.firstIndex(of: "=") ?? pair.endIndex)]
-            return !ignored.contains(String(name).removingPercentEncodingIfPossible)
-        }
-        let base = normalised[..<mark]
-        return kept.isEmpty ? String(base) : "\(base)?\(kept.joined(separator: "&"))"
+    /// A query pair's name, percent-decoded.
+    private static func decodedName(_ pair: Substring) -> String {
+        String(RequestKey.name(pair)).removingPercentEncodingIfPossible
     }
 
     /// Top-level parameters without the ignored ones, sorted by name, as
@@ -126,6 +133,14 @@ enum CacheKeyBuilder {
             parameters.pairs.filter { !ignored.contains($0.key) }.sorted { $0.key < $1.key })
         guard let json = try? kept.jsonBytes() else { return String(describing: kept.pairs) }
         return String(decoding: json, as: UTF8.self)
+    }
+}
+
+extension SHA256 {
+    /// Adds `text` and a newline.
+    fileprivate mutating func component(_ text: String) {
+        update(utf8: text)
+        update(byte: UInt8(ascii: "\n"))
     }
 }
 

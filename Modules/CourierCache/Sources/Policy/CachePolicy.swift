@@ -17,6 +17,9 @@ public struct CachePolicy: Sendable {
     /// cache has no disk store).
     public var write: CacheWriteTier
     /// How long a written response may be served: five minutes by default.
+    /// Under HTTP's rules (``followsHTTPHeaders``) it is how long an entry is
+    /// kept for revalidation, and never less than the response's own
+    /// freshness: `max-age` decides when it is fresh.
     public var expiry: CacheExpiry
     /// Whether the response's own caching headers count (RFC 9111):
     /// `Cache-Control` freshness, `no-cache`, `must-revalidate`,

@@ -105,7 +105,8 @@ public actor DiskStore: CacheStore {
             try removeEntry(for: key)
             return nil
         }
-        touches[key.digest] = now.timeIntervalSince1970
+        // Recency is real time, whatever clock expiry uses.
+        touches[key.digest] = Date().timeIntervalSince1970
         if touches.count >= 256 { try? write { _ throws(SQLiteError) in } }
         return entry
     }

@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Locking) import CourierCore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

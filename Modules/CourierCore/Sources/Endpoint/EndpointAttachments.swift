@@ -14,6 +14,14 @@ package struct EndpointAttachments: Sendable {
         set { values[ObjectIdentifier(key)] = newValue }
     }
 
+    /// The value kept under the key type `id` (`ObjectIdentifier(Key.self)`):
+    /// not generic, so a hot path in another module reads it without
+    /// instantiating generic metadata on every call (package-level generics
+    /// are not specialised across modules).
+    package func value(for id: ObjectIdentifier) -> (any Sendable)? {
+        values.isEmpty ? nil : values[id]
+    }
+
     /// Whether nothing is attached.
     package var isEmpty: Bool { values.isEmpty }
 }

@@ -71,33 +71,74 @@ public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     package static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0f)]] })
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            let digits: StaticString = "0123456789abcdef"
+            digits.withUTF8Buffer { digits in
+                for (index, byte) in bytes.enumerated() {
+                    out[index * 2] = digits[Int(byte >> 4)]
+                    out[index * 2 + 1] = digits[Int(byte & 0x0f)]
+                }
+            }
+            return bytes.count * 2
+        }
     }
 
     /// `scheme://authority/path?sorted-query`.
     package static func normalisedURL(_ head: HTTPRequest) -> String {
-        let scheme = (head.scheme ?? "").lowercased()
-        var authority = (head.authority ?? "").lowercased()
-        if (scheme == "http" && authority.hasSuffix(":80"))
-            || (scheme == "https" && authority.hasSuffix(":443"))
-        {
-            authority = String(authority[..<(authority.lastIndex(of: ":") ?? authority.endIndex)])
-        }
-        let target = head.path ?? ""
-        guard let mark = target.firstIndex(of: "?") else { return "\(scheme)://\(authority)\(target)" }
-        let path = target[..<mark]
-        let pairs = target[target.index(after: mark)...].split(
-            separator: "&", omittingEmptySubsequences: true)
-        // A stable sort by name: values of one name keep their order.
-        let sorted = pairs.enumerated().sorted { lhs, rhs in
-            let (left, right) = (Self.name(lhs.element), Self.name(rhs.element))
-            return left == right ? lhs.offset < rhs.offset : left < right
-        }.map(\.element)
-        return "\(scheme)://\(authority)\(path)?\(sorted.joined(separator: "&"))"
+        let url = NormalisedURL(head)
+        let query = url.query.isEmpty ? "" : "?" + url.query.joined(separator: "&")
+        return "\(url.scheme)://\(url.authority)\(url.path)\(query)"
     }
 
-    private static func name(_ pair: Substring) -> Substring {
+    /// A request's URL in the canonical form keys use, in pieces, so that a
+    /// key can be hashed from them without joining them first: scheme and
+    /// host lowercased (copied only when they are not already), the
+    /// default port dropped, the query's pairs sorted by name (values of one
+    /// name keep their order).
+    package struct NormalisedURL {
+        package let scheme: Substring
+        package let authority: Substring
+        package let path: Substring
+        /// `name=value` pairs, sorted.
+        package let query: [Substring]
+
+        package init(_ head: HTTPRequest) {
+            let scheme = Self.lowercased(head.scheme ?? "")
+            var authority = Self.lowercased(head.authority ?? "")
+            // A cheap look at the last byte first: a key is made on every cached call.
+            let last = authority.utf8.last
+            if (last == UInt8(ascii: "0") && scheme == "http" && authority.hasSuffix(":80"))
+                || (last == UInt8(ascii: "3") && scheme == "https" && authority.hasSuffix(":443"))
+            {
+                authority =
+                    authority[..<(authority.utf8.lastIndex(of: UInt8(ascii: ":")) ?? authority.endIndex)]
+            }
+            self.scheme = scheme
+            self.authority = authority
+            let target = Substring(head.path ?? "")
+            guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else {
+                path = target
+                query = []
+                return
+            }
+            path = target[..<mark]
+            let pairs = target[target.index(after: mark)...].split(
+                separator: "&", omittingEmptySubsequences: true)
+            // A stable sort by name: values of one name keep their order.
+            query = pairs.enumerated().sorted { lhs, rhs in
+                let (left, right) = (RequestKey.name(lhs.element), RequestKey.name(rhs.element))
+                return left == right ? lhs.offset < rhs.offset : left < right
+            }.map(\.element)
+        }
+
+        private static func lowercased(_ text: String) -> Substring {
+            text.utf8.contains(where: { $0 >= 65 && $0 <= 90 })
+                ? Substring(text.lowercased()) : Substring(text)
+        }
+    }
+
+    /// The name of a `name=value` query pair.
+    package static func name(_ pair: Substring) -> Substring {
         pair[..<(pair.firstIndex(of: "=") ?? pair.endIndex)]
     }
 }

@@ -10,7 +10,12 @@ package struct SHA256: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
-    private var pending: [UInt8] = []
+    /// Bytes of an unfinished block (fewer than 64), kept between updates
+    /// in place: hashing a short message allocates nothing.
+    private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+        0, 0, 0, 0, 0, 0, 0, 0
+    )
+    private var pendingCount = 0
     private var length: UInt64 = 0
 
     /// An empty message.
@@ -42,62 +47,140 @@ package struct SHA256: Sendable {
         return RequestKey.hex(hash.finalize())
     }
 
-    /// Adds bytes to the message.
+    /// Adds bytes to the message. Whole blocks are compressed straight from
+    /// the input; only a last partial block is copied.
     package mutating func update(_ bytes: some Collection<UInt8>) {
         length &+= UInt64(bytes.count)
-        pending.append(contentsOf: bytes)
+        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            absorb(UnsafeRawBufferPointer(buffer))
+        }
+        if done == nil { Array(bytes).withUnsafeBytes { absorb($0) } }
+    }
+
+    /// Adds the UTF-8 of `text`, without copying it first.
+    package mutating func update(utf8 text: Substring) {
+        var text = text
+        text.withUTF8 { bytes in
+            length &+= UInt64(bytes.count)
+            absorb(UnsafeRawBufferPointer(bytes))
+        }
+    }
+
+    /// Adds the UTF-8 of `text`, without copying it first.
+    package mutating func update(utf8 text: String) {
+        update(utf8: Substring(text))
+    }
+
+    /// Adds one byte.
+    package mutating func update(byte: UInt8) {
+        withUnsafeBytes(of: byte) { bytes in
+            length &+= 1
+            absorb(bytes)
+        }
+    }
+
+    private mutating func absorb(_ input: UnsafeRawBufferPointer) {
         var offset = 0
-        while pending.count - offset >= 64 {
-            compress(pending[offset..<offset + 64])
+        if pendingCount > 0 {
+            let taken = min(64 - pendingCount, input.count)
+            let start = pendingCount
+            withUnsafeMutableBytes(of: &pending) { buffer in
+                for index in 0..<taken { buffer[start + index] = input[index] }
+            }
+            pendingCount += taken
+            offset = taken
+            guard pendingCount == 64 else { return }
+            let block = pending
+            withUnsafeBytes(of: block) { compress($0) }
+            pendingCount = 0
+        }
+        while input.count - offset >= 64 {
+            compress(UnsafeRawBufferPointer(rebasing: input[offset..<offset + 64]))
             offset += 64
         }
-        pending.removeFirst(offset)
+        let rest = input.count - offset
+        if rest > 0 {
+            withUnsafeMutableBytes(of: &pending) { buffer in
+                for index in 0..<rest { buffer[index] = input[offset + index] }
+            }
+            pendingCount = rest
+        }
     }
 
     /// The 32-byte digest of everything added.
     package mutating func finalize() -> [UInt8] {
-        let bits = length &* 8
-        var tail = pending
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+        let (first, second, third, fourth) = finalizeWords()
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        for word in [first, second, third, fourth] {
+            for shift in stride(from: 56, through: 0, by: -8) {
+                digest.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
         }
-        for start in stride(from: 0, to: tail.count, by: 64) { compress(tail[start..<start + 64]) }
-        pending = []
-        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
-        return words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) }
-        }
+        return digest
     }
 
-    private mutating func compress(_ block: ArraySlice<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
-        let base = block.startIndex
-        for index in 0..<16 {
-            let at = base + index * 4
-            w[index] =
-                UInt32(block[at]) << 24 | UInt32(block[at + 1]) << 16 | UInt32(block[at + 2]) << 8
-                | UInt32(block[at + 3])
-        }
-        for index in 16..<64 {
-            let s0 = rotate(w[index - 15], 7) ^ rotate(w[index - 15], 18) ^ (w[index - 15] >> 3)
-            let s1 = rotate(w[index - 2], 17) ^ rotate(w[index - 2], 19) ^ (w[index - 2] >> 10)
-            w[index] = w[index - 16] &+ s0 &+ w[index - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = state
-        for index in 0..<64 {
-            let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.k[index] &+ w[index]
-            let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-        }
-        state = (
-            state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
-            state.7 &+ h
+    /// The digest as four 64-bit words, big-endian: a fixed-size key that
+    /// hashes and compares without touching the heap.
+    package mutating func finalizeWords() -> (UInt64, UInt64, UInt64, UInt64) {
+        pad()
+        func word(_ high: UInt32, _ low: UInt32) -> UInt64 { UInt64(high) << 32 | UInt64(low) }
+        return (
+            word(state.0, state.1), word(state.2, state.3), word(state.4, state.5), word(state.6, state.7)
         )
+    }
+
+    /// The padding — 0x80, zeros, the length in bits — in one or two blocks.
+    private mutating func pad() {
+        let bits = length &* 8
+        let count = pendingCount
+        let block = pending
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+            tail.initialize(repeating: 0)
+            withUnsafeBytes(of: block) { bytes in
+                for index in 0..<count { tail[index] = bytes[index] }
+            }
+            tail[count] = 0x80
+            let total = count < 56 ? 64 : 128
+            for byte in 0..<8 { tail[total - 1 - byte] = UInt8(truncatingIfNeeded: bits >> UInt64(8 * byte)) }
+            let raw = UnsafeRawBufferPointer(tail)
+            compress(UnsafeRawBufferPointer(rebasing: raw[0..<64]))
+            if total == 128 { compress(UnsafeRawBufferPointer(rebasing: raw[64..<128])) }
+        }
+        pendingCount = 0
+    }
+
+    /// One 64-byte block; the message schedule lives on the stack.
+    private mutating func compress(_ block: UnsafeRawBufferPointer) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for index in 0..<16 {
+                let at = index * 4
+                w[index] =
+                    UInt32(block[at]) << 24 | UInt32(block[at + 1]) << 16 | UInt32(block[at + 2]) << 8
+                    | UInt32(block[at + 3])
+            }
+            for index in 16..<64 {
+                let s0 = rotate(w[index - 15], 7) ^ rotate(w[index - 15], 18) ^ (w[index - 15] >> 3)
+                let s1 = rotate(w[index - 2], 17) ^ rotate(w[index - 2], 19) ^ (w[index - 2] >> 10)
+                w[index] = w[index - 16] &+ s0 &+ w[index - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = state
+            Self.k.withUnsafeBufferPointer { k in
+                for index in 0..<64 {
+                    let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                    let choice = (e & f) ^ (~e & g)
+                    let t1 = h &+ s1 &+ choice &+ k[index] &+ w[index]
+                    let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    let t2 = s0 &+ majority
+                    (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+                }
+            }
+            state = (
+                state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f,
+                state.6 &+ g, state.7 &+ h
+            )
+        }
     }
 
     private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }

@@ -18,8 +18,9 @@ package protocol ResponseCaching: Sendable {
 
 /// What the pipeline tells the cache about the call a pass belongs to.
 package struct CacheCall: Sendable {
-    /// The call's context.
-    package let context: CallContext
+    /// Whether the endpoint's calls are authenticated
+    /// (``CallContext/authenticates``).
+    package let authenticates: Bool
     /// Who is asking, and for how many deliveries.
     package let role: CacheRole
     /// Whether an authenticating interceptor (``Authenticator``, `.bearer`)
@@ -83,8 +84,9 @@ package protocol CachePass: AnyObject, Sendable {
 /// Where a response came from, when a cache took part: stamped by the cache
 /// stage on what it hands the pipeline.
 package enum CacheOrigin: Sendable, Hashable {
-    /// Stored, not asked of the network.
-    case storage
+    /// Stored, not asked of the network; with `refresh`, the cache asked
+    /// for a refresh in the background.
+    case storage(refresh: Bool)
     /// Stored, and the server confirmed it is current (304 Not Modified).
     case revalidated
     /// From the network.

@@ -6,39 +6,16 @@ import HTTPTypes
 package typealias StoredDeliverySink<Response: Sendable> =
     @Sendable (Result<Reply<Response>, CourierError>) async -> Void
 
-/// The response cache's part in one pass (``ResponseCaching``): its
-/// ``CachePass`` and what the stage did, for the steps after decoding.
-final class CacheStage: Sendable {
-    let work: any CachePass
-    private let flags = Locked(Flags())
-
-    private struct Flags {
-        var answered = false
-        var refresh = false
-    }
-
-    init(_ work: any CachePass) { self.work = work }
-
-    /// Whether the stage answered the pass from storage.
-    var answeredFromStorage: Bool { flags.withLock { $0.answered } }
-    /// Whether it asked for a refresh in the background after answering.
-    var wantsRefresh: Bool { flags.withLock { $0.refresh } }
-
-    func markAnswered(refresh: Bool) {
-        flags.withLock { $0 = Flags(answered: true, refresh: refresh) }
-    }
-}
-
 extension CallPipeline {
     /// Before 4: the cache's part in this pass, when the client has a cache
     /// and it takes one.
     static func beginCache(_ cache: any ResponseCaching, _ state: inout CallState) {
         let settings = state.settings
         let call = CacheCall(
-            context: state.context, role: state.plan.call.cacheRole,
+            authenticates: state.plan.spec.authenticates, role: state.plan.call.cacheRole,
             authenticatedPerCall: settings.authenticatesPerCall,
             authenticatedPerAttempt: settings.authenticatesPerAttempt, skipsReading: state.skipsCacheReading)
-        state.cacheStage = cache.begin(state.plan.spec, call).map(CacheStage.init)
+        state.cacheStage = cache.begin(state.plan.spec, call)
     }
 
     /// 4½. The cache, innermost in the per-call chain: it sees the request
@@ -47,17 +24,16 @@ extension CallPipeline {
     /// before the network is asked; whatever the network answers goes back
     /// through the cache (a 304 becomes the stored response).
     static func cacheStage(
-        _ request: OutgoingRequest, _ stage: CacheStage, _ state: CallState,
+        _ request: OutgoingRequest, _ stage: any CachePass, _ state: CallState,
         next: @Sendable (OutgoingRequest) async throws(CourierError) -> RawResponse
     ) async throws(CourierError) -> RawResponse {
         var sent = request
-        switch await stage.work.read(request) {
+        switch await stage.read(request) {
         case .answer(var stored, let refresh):
-            stage.markAnswered(refresh: refresh)
-            stored.cacheOrigin = .storage
+            stored.cacheOrigin = .storage(refresh: refresh)
             return stored
         case .deliverFirst(var stored, let fields):
-            stored.cacheOrigin = .storage
+            stored.cacheOrigin = .storage(refresh: false)
             if let deliver = state.deliverStored { _ = await deliver(stored, state) }
             sent.head.headerFields.setAll(fields)
         case .network(let fields):
@@ -69,7 +45,7 @@ extension CallPipeline {
         } catch {
             result = .failure(error)
         }
-        return try await stage.work.received(result, sent: sent).get()
+        return try await stage.received(result, sent: sent).get()
     }
 
     /// 8½, for a pass the cache took part in: a stored answer that no longer
@@ -83,28 +59,51 @@ extension CallPipeline {
     ) async -> Result<Response, CourierError> {
         guard var stage = state.cacheStage else { return result }
         var result = result
-        if stage.answeredFromStorage, case .failure(let error) = result, !state.cancellation.isCancelled,
+        var answered = Self.storedAnswer(outcome)
+        if answered != nil, case .failure(let error) = result, !state.cancellation.isCancelled,
             error.code != .cancelled
         {
-            stage.work.rejected(error)
+            stage.rejected(error)
             await sink?(.failure(Self.unusable(error)))
             state.skipsCacheReading = true
             outcome = await pass(&state)  // 1–7, the network only
             result = decode(&outcome, endpoint.serializer, state)  // 8
             guard let next = state.cacheStage else { return result }
             stage = next
+            answered = nil
         }
-        if stage.answeredFromStorage {
-            if stage.wantsRefresh, case .success = result {
+        if let refresh = answered {
+            if refresh, case .success = result {
                 let (client, plugins) = (state.plan.call.client, state.plan.call.plugins)
-                stage.work.refreshInBackground {
+                stage.refreshInBackground {
                     _ = await client.run(endpoint, plugins: plugins, role: .backgroundRefresh)
                 }
             }
         } else if case .success(let model) = result {
-            stage.work.decoded(model)
+            stage.decoded(model)
         }
         return result
+    }
+
+    /// Whether 8½ has anything to do: not for a stored answer that decoded
+    /// and wants no refresh (the usual hit), which then costs no more.
+    static func needsSettling<Response>(_ result: Result<Response, CourierError>, _ outcome: Outcome) -> Bool
+    {
+        guard case .success = result, storedAnswer(outcome) == false else { return true }
+        return false
+    }
+
+    /// Whether the pass's response is one the cache answered with from
+    /// storage — and if so, whether it asked for a refresh — as the stage
+    /// stamped it; `nil` for any other.
+    static func storedAnswer(_ outcome: Outcome) -> Bool? {
+        let response: RawResponse?
+        switch outcome {
+        case .success(let value): response = value
+        case .failure(let error): response = error.response
+        }
+        guard case .storage(let refresh) = response?.cacheOrigin else { return nil }
+        return refresh
     }
 
     /// What ``CallState/deliverStored`` does for `serializer`'s model:
@@ -123,7 +122,7 @@ extension CallPipeline {
                 await sink(.success(Reply(model: model, response: response, attempts: 0)))
                 return true
             case .failure(let error):
-                state.cacheStage?.work.rejected(error)
+                state.cacheStage?.rejected(error)
                 await sink(.failure(unusable(error)))
                 return false
             }

@@ -7,7 +7,7 @@ import HTTPTypes
 /// 2. parameter interceptors;
 /// 3. encoding;
 /// 4. per-call interceptors, around
-/// 4½. the response cache, when one takes part (``CacheStage``): it may
+/// 4½. the response cache, when one takes part (``CachePass``): it may
 ///    answer from storage (no attempt), deliver a stored response first,
 ///    or revalidate — around
 /// 5. the attempt loop (``AttemptStage``) — shared with identical calls in
@@ -51,7 +51,9 @@ struct CallPipeline: Sendable {
             return deliver(outcome, endpoint.serializer, state)  // 8, 10
         }
         var result = decode(&outcome, endpoint.serializer, state)  // 8
-        if cached { result = await settleCache(result, &outcome, endpoint, &state, stored: stored) }  // 8½
+        if cached, Self.needsSettling(result, outcome) {
+            result = await settleCache(result, &outcome, endpoint, &state, stored: stored)  // 8½
+        }
         guard !endpoint.responseHandlers.isEmpty else {
             return finish(result, Self.response(of: result, outcome), state)  // 10
         }

@@ -23,7 +23,7 @@ struct CallState: Sendable {
     /// The call's place in its ``ConcurrencyGroup``, when it has one.
     var membership: GroupMembership?
     /// The response cache's part in this pass, when it takes one (4½).
-    var cacheStage: CacheStage?
+    var cacheStage: (any CachePass)?
     /// Set after a stored answer failed validation or decoding: the passes
     /// that follow ask the network only.
     var skipsCacheReading = false

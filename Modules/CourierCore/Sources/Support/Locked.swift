@@ -12,18 +12,26 @@ import Synchronization
 /// lock's own address); the calls are no-ops unless the build uses
 /// `-sanitize=thread`. Every lock in Courier's modules is a `Locked`, so
 /// `scripts/check-tsan` reports only real races.
-package struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
+///
+/// Not API: public only as SPI (`@_spi(Locking) import CourierCore`), so
+/// that its methods are `@inlinable`. A `package` generic is not
+/// specialised in the other modules (CourierCurl, CourierCache): every call
+/// there instantiated generic metadata, about 0.1 µs a lock on a cache hit.
+@_spi(Locking)
+public struct Locked<Value: ~Copyable>: ~Copyable, @unchecked Sendable {
     // `@unchecked Sendable` is safe for the same reason `Mutex` is Sendable:
     // the value is only reached through `withLock`, which holds the mutex.
-    private let mutex: Mutex<Value>
+    @usableFromInline let mutex: Mutex<Value>
 
     /// Creates a lock around `value`.
-    package init(_ value: consuming sending Value) {
+    @inlinable
+    public init(_ value: consuming sending Value) {
         mutex = Mutex(value)
     }
 
     /// Runs `body` with the value, holding the lock.
-    package borrowing func withLock<Result: ~Copyable, E: Error>(
+    @inlinable
+    public borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         try mutex.withLock { (value) throws(E) -> sending Result in

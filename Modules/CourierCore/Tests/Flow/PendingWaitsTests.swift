@@ -1,6 +1,6 @@
 import Testing
 
-@testable import CourierCore
+@_spi(Locking) @testable import CourierCore
 
 /// ``PendingWaits``: a wait ends once, whether its outcome comes before or
 /// after the task suspends.
