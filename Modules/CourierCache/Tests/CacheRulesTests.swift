@@ -134,6 +134,14 @@ struct CacheRulesTests {
         #expect(customKey == (try key("https://b.test/items?x=1", custom)))
     }
 
+    @Test func keysReadBackFromTheirDigest() {
+        let key = CacheKey(hashing: "GET https://a.test/items")
+        #expect(CacheKey(digest: key.digest) == key)
+        #expect(CacheKey(digest: key.digest.uppercased()) == key)
+        #expect(CacheKey(digest: "not a digest") == nil)
+        #expect(CacheKey(digest: String(repeating: "g", count: 64)) == nil)
+    }
+
     @Test func ignoredBodyParametersLeaveTheKey() throws {
         let head = HTTPRequest(method: .post, url: try #require(URL(string: "https://a.test/search")))
         func key(_ parameters: Parameters) -> CacheKey? {

@@ -203,6 +203,21 @@ struct DiskStoreTests {
         }
     }
 
+    @Test func aDirectoryItCannotMakeIsATypedError() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let file = directory.appendingPathComponent("not-a-directory")
+            try Data("x".utf8).write(to: file)
+            do throws(CacheStoreError) {
+                _ = try await DiskStore.open(directory: file.appendingPathComponent("cache"))
+                Issue.record("a store opened under a file")
+            } catch {
+                #expect(error.code == .io)
+                #expect(error.message.contains("not-a-directory"))
+            }
+        }
+    }
+
     // MARK: - Helpers
 
     static func bodyFiles(in directory: URL) -> [URL] {

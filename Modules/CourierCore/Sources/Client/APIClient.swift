@@ -36,6 +36,8 @@ public final class APIClient: Sendable {
     let defaultSettings: CallSettings
     /// The exchanges coalesced calls share.
     let inFlight = InFlightCalls()
+    /// The configuration's response cache, read once.
+    let responseCache: (any ResponseCaching)?
 
     private struct State {
         var environment: ServerEnvironment
@@ -48,6 +50,7 @@ public final class APIClient: Sendable {
     public init(configuration: Configuration, environment: ServerEnvironment = .production) {
         self.configuration = configuration
         self.defaultSettings = CallSettings(configuration)
+        self.responseCache = configuration.responseCache
         self.state = Locked(State(environment: environment))
     }
 
@@ -105,7 +108,9 @@ public final class APIClient: Sendable {
         _ endpoint: Endpoint<Response>, plugins: [any Plugin] = [],
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(CourierError) -> Reply<Response> {
-        try await run(endpoint, plugins: plugins, progress: progress, role: .lastDelivery).get()
+        let (call, slot) = start(endpoint, plugins, progress, role: .lastDelivery, deliverStored: nil)
+        defer { state.withLock { $0.running.remove(slot) } }
+        return try await CallPipeline().run(endpoint, call).get()
     }
 
     /// Runs one call: `response(_:plugins:progress:)` with what a response
@@ -116,19 +121,32 @@ public final class APIClient: Sendable {
         progress: (@Sendable (TransferProgress) -> Void)? = nil, role: CacheRole,
         stored: StoredDeliverySink<Response>? = nil
     ) async -> Result<Reply<Response>, CourierError> {
+        let deliver = stored.map { CallPipeline.storedDeliveries(endpoint.serializer, $0) }
+        let (call, slot) = start(endpoint, plugins, progress, role: role, deliverStored: deliver)
+        defer { state.withLock { $0.running.remove(slot) } }
+        return await CallPipeline().run(endpoint, call, stored: stored)
+    }
+
+    /// A call's first state, registered as running (for ``cancelAll()``);
+    /// remove its slot when it ends.
+    @inline(__always)
+    private func start<Response>(
+        _ endpoint: Endpoint<Response>, _ plugins: [any Plugin],
+        _ progress: (@Sendable (TransferProgress) -> Void)?, role: CacheRole,
+        deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)?
+    ) -> (CallState, slot: Int) {
         let cancellation = CallCancellation()
         let (id, slot, environment) = state.withLock { state in
             let id = state.nextCallID
             state.nextCallID &+= 1
             return (id, state.running.insert(cancellation), state.environment)
         }
-        defer { state.withLock { $0.running.remove(slot) } }
         let inputs = CallInputs(
             id: id, client: self, environment: environment, plugins: plugins, progress: progress,
-            cancellation: cancellation, cacheRole: role)
+            cancellation: cancellation, cacheRole: role, deliverStored: deliverStored)
         let call = CallState(
             id: id, plan: PassPlan(spec: endpoint.spec, call: inputs), cancellation: cancellation)
-        return await CallPipeline().run(endpoint, call, stored: stored)
+        return (call, slot)
     }
 
     /// Ends every call this client is running with ``CourierError/Code/cancelled``,

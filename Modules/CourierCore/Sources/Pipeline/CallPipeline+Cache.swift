@@ -34,7 +34,7 @@ extension CallPipeline {
             return stored
         case .deliverFirst(var stored, let fields):
             stored.cacheOrigin = .storage(refresh: false)
-            if let deliver = state.deliverStored { _ = await deliver(stored, state) }
+            if let deliver = state.plan.call.deliverStored { _ = await deliver(stored, state) }
             sent.head.headerFields.setAll(fields)
         case .network(let fields):
             sent.head.headerFields.setAll(fields)
@@ -106,7 +106,7 @@ extension CallPipeline {
         return refresh
     }
 
-    /// What ``CallState/deliverStored`` does for `serializer`'s model:
+    /// What ``CallInputs/deliverStored`` does for `serializer`'s model:
     /// validation (6) and decoding (8) of the stored response, then the
     /// sink; a stored response that fails them is dropped and reported.
     static func storedDeliveries<Response>(

@@ -44,7 +44,6 @@ struct CallPipeline: Sendable {
     {
         var state = start
         defer { state.membership?.leave() }
-        if let stored { state.deliverStored = Self.storedDeliveries(endpoint.serializer, stored) }
         var outcome = await pass(&state)  // 1–7
         let cached = state.cacheStage != nil
         guard !endpoint.responseHandlers.isEmpty || cached else {
@@ -134,7 +133,7 @@ struct CallPipeline: Sendable {
             }
             let request = try encode(state)  // 3
             state.request = request
-            if let cache = state.plan.call.client.configuration.responseCache {
+            if let cache = state.plan.call.client.responseCache {
                 Self.beginCache(cache, &state)  // the cache's part in 4½
             }
             outcome = await callChain(request, state)  // 4, 4½, 5
@@ -228,6 +227,7 @@ struct CallPipeline: Sendable {
     }
 
     /// The end of the per-call chain: the cache around the attempt loop, or the loop alone.
+    @inline(__always)
     private static func innermost(_ request: OutgoingRequest, _ state: CallState)
         async throws(CourierError) -> RawResponse
     {

@@ -27,10 +27,6 @@ struct CallState: Sendable {
     /// Set after a stored answer failed validation or decoding: the passes
     /// that follow ask the network only.
     var skipsCacheReading = false
-    /// Validates, decodes and hands over a response the cache delivers
-    /// before the network's (``CacheRead/deliverFirst(_:then:)``), for
-    /// callers that take every delivery; whether it was usable.
-    var deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)?
 
     /// The context interceptors and plugins see.
     var context: CallContext { plan.context }
@@ -56,7 +52,6 @@ struct CallState: Sendable {
         copy.membership = membership
         copy.cacheStage = cacheStage
         copy.skipsCacheReading = skipsCacheReading
-        copy.deliverStored = deliverStored
         return copy
     }
 }
@@ -119,6 +114,10 @@ struct CallInputs: Sendable {
     var cancellation: CallCancellation? = nil
     /// Who runs the call, for a response cache taking part in it.
     var cacheRole: CacheRole = .lastDelivery
+    /// Validates, decodes and hands over a response the cache delivers
+    /// before the network's (``CacheRead/deliverFirst(_:then:)``), for
+    /// callers that take every delivery; whether it was usable.
+    var deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)? = nil
 }
 
 /// Each setting an endpoint may leave to the client, resolved in one place:
