@@ -18,13 +18,21 @@ let package = Package(
         .library(name: "CourierJansson", targets: ["CourierJansson"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierCache", targets: ["CourierCache"]),
+        .library(name: "CourierPlugins", targets: ["CourierPlugins"]),
     ],
     dependencies: [
         // The only dependency of the libraries. The mock server (MockServer/)
         // and the end-to-end suites (ContractTests/) are packages of their
         // own, so that an app depending on Courier resolves nothing else
         // (scripts/check-consumer proves it).
-        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0")
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // CourierPlugins' only: the server ecosystem's logging, metrics and
+        // tracing APIs (small, dependency-free packages, built only for an
+        // app that uses CourierPlugins; resolved for every consumer, so
+        // scripts/check-consumer lists them).
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         // ThreadSanitizer annotations for CourierCore's lock (weak symbols: no-ops
@@ -132,6 +140,31 @@ let package = Package(
             name: "courier-cache-probe",
             dependencies: ["CourierCache", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tools/CourierCacheProbe"
+        ),
+        // Plugins on the server ecosystem's libraries: access token, logging
+        // (swift-log), activity, metrics (swift-metrics), tracing
+        // (swift-distributed-tracing).
+        .target(
+            name: "CourierPlugins",
+            dependencies: [
+                "CourierCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            ],
+            path: "Modules/CourierPlugins/Sources"
+        ),
+        .testTarget(
+            name: "CourierPluginsTests",
+            dependencies: [
+                "CourierPlugins", "CourierTesting", "CourierCodable",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Modules/CourierPlugins/Tests"
         ),
         .testTarget(
             name: "CourierCoreTests",

@@ -122,7 +122,8 @@ enum CacheKeyBuilder {
 
     /// A query pair's name, percent-decoded.
     private static func decodedName(_ pair: Substring) -> String {
-        String(RequestKey.name(pair)).removingPercentEncodingIfPossible
+        let name = RequestKey.name(pair)
+        return name.percentDecoded() ?? String(name)
     }
 
     /// Top-level parameters without the ignored ones, sorted by name, as
@@ -141,25 +142,5 @@ extension SHA256 {
     fileprivate mutating func component(_ text: String) {
         update(utf8: text)
         update(byte: UInt8(ascii: "\n"))
-    }
-}
-
-extension String {
-    /// Percent-decoded, or unchanged when it is not valid percent-encoding.
-    fileprivate var removingPercentEncodingIfPossible: String {
-        guard contains("%") else { return self }
-        var bytes: [UInt8] = []
-        var utf8 = self.utf8.makeIterator()
-        while let byte = utf8.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = utf8.next(), let low = utf8.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            else { return self }
-            bytes.append(value)
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

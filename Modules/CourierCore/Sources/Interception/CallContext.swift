@@ -27,6 +27,12 @@ public struct CallContext: Sendable {
 
     /// The name given at creation, when one was.
     private let givenName: String?
+    /// What other Courier modules keep on the endpoint (an access token
+    /// plugin's authorization type).
+    package var attachments = EndpointAttachments()
+    /// The request body about to be sent, for plugins of Courier's own
+    /// (``Plugin`` hooks see the head only); set for each attempt.
+    package var requestBody: RequestBody?
 
     /// The endpoint's name for logs: its route with placeholders, e.g. `GET users/{id}`.
     public var name: String { givenName ?? route.description }
@@ -50,8 +56,9 @@ public struct CallContext: Sendable {
     /// The pipeline's context: the name is the route's, made only when read.
     init(
         callID: UInt64, route: Route, node: Node, environment: ServerEnvironment, replay: Int,
-        authenticates: Bool, cancellation: CallCancellation?
+        authenticates: Bool, cancellation: CallCancellation?, attachments: EndpointAttachments
     ) {
+        self.attachments = attachments
         self.callID = callID
         self.givenName = nil
         self.route = route

@@ -160,6 +160,8 @@ enum AttemptStage {
         _ request: OutgoingRequest, context: CallContext, options: TransportOptions, _ state: CallState
     ) async throws(CourierError) -> RawResponse {
         let plugins = state.settings.plugins
+        var context = context
+        if !plugins.isEmpty { context.requestBody = request.body }  // what the attempt chain left
         var head = request.head
         for plugin in plugins {
             do {

@@ -78,7 +78,8 @@ final class PassPlan: Sendable {
         self.settings = settings
         self.context = CallContext(
             callID: call.id, route: spec.route, node: spec.node, environment: call.environment,
-            replay: replay, authenticates: spec.authenticates, cancellation: call.cancellation)
+            replay: replay, authenticates: spec.authenticates, cancellation: call.cancellation,
+            attachments: spec.attachments)
         self.envelope = spec.envelopeFormat
         self.call = call
     }

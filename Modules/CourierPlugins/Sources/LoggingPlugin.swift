@@ -1,0 +1,140 @@
+import CourierCore
+import HTTPTypes
+import Logging
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Logs every attempt through a swift-log `Logger`, with secrets masked.
+///
+/// | level | what |
+/// |---|---|
+/// | `info` | one line per request and one per response or failure: call id and attempt, method and URL, status, duration, bytes; one for a call that failed (after validation and retries) |
+/// | `debug` | the request's and the response's header fields |
+/// | `trace` | the request as a `curl` command (body included) and the response body, each at most ``bodyLimit`` bytes |
+///
+/// The logger's own level decides what is written, and nothing is
+/// formatted for a level that is off. Everything ``Redaction`` hides is
+/// masked in every line — header values, query parameters, user info,
+/// JSON and form fields — and errors are logged by their `description`,
+/// which carries no query, header or body.
+///
+/// ```swift
+/// var logger = Logger(label: "shop.api")
+/// logger.logLevel = .debug
+/// let client = APIClient(transport: CurlTransport.shared, plugins: [LoggingPlugin(logger: logger)])
+/// ```
+///
+/// ```
+/// info  → GET https://api.example.com/v1/orders?page=1&token=*** [call 7 attempt 1]
+/// debug → headers: Accept: application/json; Authorization: ***
+/// info  ← 200 GET orders in 12.4 ms, 812 B [call 7 attempt 1]
+/// ```
+///
+/// Each line also carries metadata: `courier.call`, `courier.attempt`,
+/// `courier.endpoint` (the route template), and on a response
+/// `courier.status`, `courier.duration_ms`, `courier.bytes`.
+public struct LoggingPlugin: Plugin {
+    /// Where lines go.
+    public var logger: Logger
+    /// What is masked.
+    public var redaction: Redaction
+    /// The most body bytes a trace line shows: 4 KiB by default.
+    public var bodyLimit: Int
+
+    /// Creates the plugin.
+    public init(logger: Logger, redaction: Redaction = .standard, bodyLimit: Int = 4 << 10) {
+        self.logger = logger
+        self.redaction = redaction
+        self.bodyLimit = bodyLimit
+    }
+
+    /// Logs the request: a summary, its fields, its curl command.
+    public func willSend(_ request: HTTPRequest, context: CallContext) async {
+        let metadata = Self.metadata(context)
+        let size = context.requestBody?.length.map { ", body \($0) B" } ?? ""
+        logger.info(
+            "→ \(request.method) \(redaction.url(request))\(size) \(Self.tag(context))", metadata: metadata)
+        logger.debug(
+            "→ headers: \(redaction.lines(request.headerFields).joined(separator: "; "))", metadata: metadata)
+        logger.trace(
+            "→ \(CurlCommand(request, body: context.requestBody, redaction: redaction, bodyLimit: bodyLimit))",
+            metadata: metadata)
+    }
+
+    /// Logs the response or the failure: a summary, its fields, its body.
+    public func didReceive(
+        _ result: Result<RawResponse, CourierError>, request: HTTPRequest, context: CallContext
+    ) async {
+        var metadata = Self.metadata(context)
+        switch result {
+        case .success(let response):
+            let duration = response.metrics.total.map { " in \(Self.milliseconds($0)) ms" } ?? ""
+            metadata["courier.status"] = "\(response.statusCode)"
+            metadata["courier.bytes"] = "\(response.metrics.bytesReceived)"
+            if let total = response.metrics.total {
+                metadata["courier.duration_ms"] = "\(Self.milliseconds(total))"
+            }
+            let bytes = response.metrics.bytesReceived
+            logger.info(
+                "← \(response.statusCode) \(context.name)\(duration), \(bytes) B \(Self.tag(context))",
+                metadata: metadata)
+            logger.debug(
+                "← headers: \(redaction.lines(response.headers).joined(separator: "; "))", metadata: metadata)
+            logger.trace("← body: \(body(of: response))", metadata: metadata)
+        case .failure(let error):
+            metadata["courier.error"] = "\(error.code)"
+            logger.info(
+                "← failed \(context.name): \(error.description) \(Self.tag(context))", metadata: metadata)
+            if let response = error.response {
+                logger.debug(
+                    "← headers: \(redaction.lines(response.headers).joined(separator: "; "))",
+                    metadata: metadata)
+                logger.trace("← body: \(body(of: response))", metadata: metadata)
+            }
+        }
+    }
+
+    /// Logs a call that failed — after validation, the envelope check and
+    /// retries — by the error's description.
+    public func process(_ result: Result<RawResponse, CourierError>, context: CallContext) async
+        -> Result<RawResponse, CourierError>
+    {
+        if case .failure(let error) = result {
+            var metadata = Self.metadata(context)
+            metadata["courier.error"] = "\(error.code)"
+            logger.info(
+                "✗ \(context.name) failed: \(error.description) [call \(context.callID)]", metadata: metadata)
+        }
+        return result
+    }
+
+    private func body(of response: RawResponse) -> String {
+        switch response.body {
+        case .bytes(let bytes):
+            redaction.body(bytes, contentType: response.headers[.contentType], limit: bodyLimit)
+        case .file(let url):
+            "<written to \(url.lastPathComponent)>"
+        }
+    }
+
+    private static func tag(_ context: CallContext) -> String {
+        "[call \(context.callID) attempt \(context.attempt)]"
+    }
+
+    private static func metadata(_ context: CallContext) -> Logger.Metadata {
+        [
+            "courier.call": "\(context.callID)", "courier.attempt": "\(context.attempt)",
+            "courier.endpoint": "\(context.name)",
+        ]
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let value = Double(seconds) * 1_000 + Double(attoseconds) / 1e15
+        return String((value * 10).rounded() / 10)
+    }
+}

@@ -1,0 +1,111 @@
+import CoreMetrics
+@_spi(Locking) import CourierCore
+import HTTPTypes
+
+/// Counts and times every attempt and every call through swift-metrics.
+///
+/// | metric | type | dimensions |
+/// |---|---|---|
+/// | `<prefix>_requests_total` | counter | `endpoint`, `status_class`, `error` |
+/// | `<prefix>_request_duration_seconds` | timer | `endpoint`, `status_class`, `error` |
+/// | `<prefix>_request_body_bytes_total` | counter | `endpoint` |
+/// | `<prefix>_response_body_bytes_total` | counter | `endpoint` |
+/// | `<prefix>_calls_total` | counter | `endpoint`, `outcome` (`success`, or the error code) |
+///
+/// Dimensions are bounded: `endpoint` is the route template
+/// (`GET users/{id}`, never `/users/7`), `status_class` is `2xx` … `5xx` or
+/// `none`, `error` and `outcome` are ``CourierCore/CourierError/Code`` values
+/// or `none`. A request is timed from `willSend` to `didReceive` on the
+/// plugin's clock, failures included.
+///
+/// ```swift
+/// MetricsSystem.bootstrap(PrometheusMetricsFactory(…))
+/// let client = APIClient(transport: CurlTransport.shared, plugins: [MetricsPlugin()])
+/// ```
+public final class MetricsPlugin: Plugin {
+    /// The first part of every metric's label: `courier` by default.
+    public let prefix: String
+    private let factory: any MetricsFactory
+    private let clock = ContinuousClock()
+    /// When each attempt in flight was sent, by call and attempt.
+    private let started = Locked<[Attempt: ContinuousClock.Instant]>([:])
+
+    private struct Attempt: Hashable {
+        let call: UInt64
+        let number: Int
+    }
+
+    /// Creates the plugin.
+    /// - Parameters:
+    ///   - prefix: The first part of every metric's label.
+    ///   - factory: Where metrics go: the bootstrapped `MetricsSystem.factory`
+    ///     by default (a test's `TestMetrics`).
+    public init(prefix: String = "courier", factory: any MetricsFactory = MetricsSystem.factory) {
+        self.prefix = prefix
+        self.factory = factory
+    }
+
+    /// Notes when the attempt was sent.
+    public func willSend(_ request: HTTPRequest, context: CallContext) async {
+        let now = clock.now
+        started.withLock { $0[Attempt(call: context.callID, number: context.attempt)] = now }
+    }
+
+    /// Counts and times the attempt.
+    public func didReceive(
+        _ result: Result<RawResponse, CourierError>, request: HTTPRequest, context: CallContext
+    ) async {
+        let start = started.withLock {
+            $0.removeValue(forKey: Attempt(call: context.callID, number: context.attempt))
+        }
+        let endpoint = ("endpoint", context.name)
+        let status: String
+        let error: String
+        var sent: Int64 = context.requestBody?.length ?? 0
+        var received: Int64 = 0
+        switch result {
+        case .success(let response):
+            status = Self.statusClass(response.statusCode)
+            error = "none"
+            sent = max(sent, response.metrics.bytesSent)
+            received = response.metrics.bytesReceived
+        case .failure(let failure):
+            status = failure.response.map { Self.statusClass($0.statusCode) } ?? "none"
+            error = failure.code.rawValue
+        }
+        let dimensions = [endpoint, ("status_class", status), ("error", error)]
+        Counter(label: "\(prefix)_requests_total", dimensions: dimensions, factory: factory).increment()
+        if let start {
+            let elapsed = clock.now - start
+            let (seconds, attoseconds) = elapsed.components
+            Timer(label: "\(prefix)_request_duration_seconds", dimensions: dimensions, factory: factory)
+                .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+        if sent > 0 {
+            Counter(label: "\(prefix)_request_body_bytes_total", dimensions: [endpoint], factory: factory)
+                .increment(by: sent)
+        }
+        Counter(label: "\(prefix)_response_body_bytes_total", dimensions: [endpoint], factory: factory)
+            .increment(by: received)
+    }
+
+    /// Counts the call's pass by its outcome.
+    public func process(_ result: Result<RawResponse, CourierError>, context: CallContext) async
+        -> Result<RawResponse, CourierError>
+    {
+        let outcome: String
+        switch result {
+        case .success: outcome = "success"
+        case .failure(let error): outcome = error.code.rawValue
+        }
+        Counter(
+            label: "\(prefix)_calls_total", dimensions: [("endpoint", context.name), ("outcome", outcome)],
+            factory: factory
+        ).increment()
+        return result
+    }
+
+    static func statusClass(_ status: Int) -> String {
+        (100...599).contains(status) ? "\(status / 100)xx" : "other"
+    }
+}
