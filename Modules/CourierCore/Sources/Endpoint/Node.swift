@@ -49,6 +49,11 @@ public struct Node: Sendable, Hashable {
         get { box.fields.envelope }
         set { SharedFields.unique(&box).fields.envelope = newValue }
     }
+    /// Interceptors, plugins and business codes for every endpoint on the node.
+    var components: NodeComponents {
+        get { box.fields.components }
+        set { SharedFields.unique(&box).fields.components = newValue }
+    }
 
     /// Creates a node with a base URL per environment.
     public init(
@@ -65,12 +70,13 @@ public struct Node: Sendable, Hashable {
                 headers: headers, envelope: envelope))
     }
 
-    /// Equal when name, URLs, headers and envelope are.
+    /// Equal when name, URLs, headers and envelope are, and the interceptors,
+    /// plugins and business codes are the same set.
     public static func == (lhs: Node, rhs: Node) -> Bool {
         lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
     }
 
-    /// Hashes name, URLs, headers and envelope.
+    /// Hashes name, URLs, headers, envelope and components.
     public func hash(into hasher: inout Hasher) { hasher.combine(box.fields) }
 
     /// The fields themselves.
@@ -84,6 +90,7 @@ public struct Node: Sendable, Hashable {
         var everyEnvironment: BaseURL?
         var headers: HTTPFields
         var envelope: EnvelopeFormat?
+        var components = NodeComponents.none
     }
 
     /// Creates a node with one base URL for every environment.

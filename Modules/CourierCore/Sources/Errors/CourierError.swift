@@ -51,6 +51,10 @@ public struct CourierError: Error, Sendable {
     /// non-idempotent method, a `Retry-After` over the cap); `nil` when the
     /// failure was not retryable at all or nothing stopped a retry.
     public var retryStop: RetryStop?
+    /// A sentence for the user, from the node's
+    /// ``BusinessCodes/messages`` for a business failure; `nil` when none
+    /// was given. Never shown in ``description``.
+    public var userMessage: String?
 
     /// Creates an error; the pipeline fills in request, response and attempt as it goes.
     public init(

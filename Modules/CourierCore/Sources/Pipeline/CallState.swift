@@ -139,13 +139,13 @@ final class CallSettings: Sendable {
     let maxReplays: Int
     /// The client's endpoint mapping.
     let mapping: EndpointMapping
-    /// Client's, then the endpoint's.
+    /// Client's, then the node's, then the endpoint's.
     let parameterInterceptors: [ParameterInterceptor]
-    /// Client's, then the endpoint's.
+    /// Client's, then the node's (its business codes first), then the endpoint's.
     let callInterceptors: [any Interceptor]
-    /// Client's, then the endpoint's.
+    /// Client's, then the node's, then the endpoint's.
     let attemptInterceptors: [any Interceptor]
-    /// Client's, then the endpoint's, then the call's.
+    /// Client's, then the node's, then the endpoint's, then the call's.
     let plugins: [any Plugin]
     /// The endpoint's group, or the client's.
     let concurrencyGroup: ConcurrencyGroup?
@@ -176,10 +176,18 @@ final class CallSettings: Sendable {
         maxDownloadSize = spec.maxDownloadSize ?? configuration.maxDownloadSize
         maxReplays = configuration.maxReplays
         mapping = configuration.endpointMapping
-        parameterInterceptors = Self.joined(configuration.parameterInterceptors, spec.parameterInterceptors)
-        callInterceptors = Self.joined(configuration.callInterceptors, spec.callInterceptors)
-        attemptInterceptors = Self.joined(configuration.attemptInterceptors, spec.attemptInterceptors)
-        plugins = Self.joined(Self.joined(configuration.plugins, spec.plugins), callPlugins)
+        // Client's, then the node's, then the endpoint's (and the call's plugins last).
+        let node = spec.node.components
+        parameterInterceptors = Self.joined(
+            Self.joined(configuration.parameterInterceptors, node.parameterInterceptors),
+            spec.parameterInterceptors)
+        callInterceptors = Self.joined(
+            Self.joined(configuration.callInterceptors, node.allCallInterceptors), spec.callInterceptors)
+        attemptInterceptors = Self.joined(
+            Self.joined(configuration.attemptInterceptors, node.attemptInterceptors), spec.attemptInterceptors
+        )
+        plugins = Self.joined(
+            Self.joined(Self.joined(configuration.plugins, node.plugins), spec.plugins), callPlugins)
         concurrencyGroup = spec.concurrencyGroup ?? configuration.concurrencyGroup
         concurrencyPolicy = spec.concurrencyPolicy
         coalescing = spec.coalescing
@@ -211,7 +219,8 @@ final class CallSettings: Sendable {
 extension EndpointSpec {
     /// Whether any field that ``CallSettings`` resolves is set on the endpoint.
     var overridesClientSettings: Bool {
-        decoder != nil || retryPolicy != nil || validation != nil || parameterEncoding != nil
+        !node.components.isEmpty || decoder != nil || retryPolicy != nil || validation != nil
+            || parameterEncoding != nil
             || timeout != nil
             || maxBodySize != nil || maxDownloadSize != nil || !parameterInterceptors.isEmpty
             || !callInterceptors.isEmpty
