@@ -61,7 +61,9 @@ let package = Package(
         // The demo client for the shop in ContractTests/Contracts/shop.json.
         .executableTarget(
             name: "courier-demo",
-            dependencies: ["Courier", "CourierCache"],
+            dependencies: [
+                "Courier", "CourierCache", "CourierPlugins", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Examples/CourierDemo"
         ),
         // Links CourierCore alone; scripts/check-linkage inspects what it pulls in.

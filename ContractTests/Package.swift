@@ -15,6 +15,11 @@ let suiteDependencies: [Target.Dependency] = [
     .product(name: "CourierCodable", package: "Courier"),
     .product(name: "CourierTesting", package: "Courier"),
     .product(name: "CourierCache", package: "Courier"),
+    .product(name: "CourierPlugins", package: "Courier"),
+    .product(name: "InMemoryLogging", package: "swift-log"),
+    .product(name: "MetricsTestKit", package: "swift-metrics"),
+    .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+    .product(name: "Tracing", package: "swift-distributed-tracing"),
     .product(name: "CourierMockServer", package: "CourierMockServer"),
     // Locks ThreadSanitizer sees (pthread), for scripts/check-tsan.
     .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -28,6 +33,10 @@ let package = Package(
         .package(name: "CourierMockServer", path: "../MockServer"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        // The test backends of CourierPlugins' libraries.
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         // The contract matrix: what the pipeline claims, end to end over every
@@ -86,6 +95,11 @@ where name.hasPrefix("snippet-") {
                 .product(name: "CourierURLSession", package: "Courier"),
                 .product(name: "CourierTesting", package: "Courier"),
                 .product(name: "CourierCache", package: "Courier"),
+                .product(name: "CourierPlugins", package: "Courier"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "CourierMockServer", package: "CourierMockServer"),
             ],
             path: "ReadmeExamples/\(name)"))

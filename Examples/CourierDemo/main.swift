@@ -5,7 +5,9 @@
 
 import Courier
 import CourierCache
+import CourierPlugins
 import Foundation
+import Logging
 
 guard CommandLine.arguments.count == 2 else {
     FileHandle.standardError.write(
@@ -14,20 +16,27 @@ guard CommandLine.arguments.count == 2 else {
 }
 let api = ShopAPI(node: .shop(CommandLine.arguments[1]))
 let token = BearerToken()
-let client = APIClient(
-    transport: CurlTransport.shared, decoder: .codable, interceptors: [token], plugins: [ConsoleLog()],
-    retryPolicy: RetryPolicy(maxAttempts: 3, backoff: .exponential(initial: .milliseconds(200))),
-    clock: AnnouncingClock())
+/// A client of the shop: the session token added by an interceptor, three
+/// attempts, every attempt logged by CourierPlugins' LoggingPlugin at `level`.
+func shopClient(logging level: Logger.Level = .info) -> APIClient {
+    APIClient(
+        transport: CurlTransport.shared, decoder: .codable, interceptors: [token],
+        plugins: [LoggingPlugin(logger: demoLogger(level))],
+        retryPolicy: RetryPolicy(maxAttempts: 3, backoff: .exponential(initial: .milliseconds(200))),
+        clock: AnnouncingClock())
+}
+let client = shopClient()
 
-/// Runs one step: prints its title, the attempts (ConsoleLog), then the outcome and the time it took.
+/// Runs one step: prints its title, the attempts (LoggingPlugin), then the outcome and the time it took.
 @MainActor
 func step<Model: Sendable>(
-    _ number: Int, _ title: String, _ endpoint: Endpoint<Model>, show: (Model) -> String
+    _ number: Int, _ title: String, _ endpoint: Endpoint<Model>, through caller: APIClient = client,
+    show: (Model) -> String
 ) async -> Model? {
     print("\n\(number). \(title) — \(endpoint.spec.route)")
     let start = ContinuousClock.now
     do {
-        let reply = try await client.response(endpoint)
+        let reply = try await caller.response(endpoint)
         let attempts = reply.attempts == 1 ? "1 attempt" : "\(reply.attempts) attempts"
         print("   ✓ \(show(reply.model))  (\(attempts), \(Format.duration(ContinuousClock.now - start)))")
         return reply.model
@@ -42,10 +51,14 @@ print("Courier demo: CourierCurl against \(CommandLine.arguments[1])")
 _ = await step(1, "Who am I, before logging in", api.me) { "\($0.name)" }
 
 let session = await step(
-    2, "Log in", api.login(user: "ada", password: "lovelace"), show: { "token \($0.token)" })
+    2, "Log in, logged at trace: the request as a curl command, the password masked",
+    api.login(user: "ada", password: "lovelace"), through: shopClient(logging: .trace),
+    show: { "a session token of \($0.token.count) characters" })
 if let session { token.set(session.token) }
 
-_ = await step(3, "Profile, with the token added by an interceptor", api.me) {
+_ = await step(
+    3, "Profile, with the token added by an interceptor", api.me, through: shopClient(logging: .debug)
+) {
     "\($0.name) <\($0.email)>, plan \($0.plan)"
 }
 
@@ -73,7 +86,7 @@ if let session {
     let authenticator = Authenticator(refresher, credential: session.token)
     let authenticated = APIClient(
         transport: CurlTransport.shared, decoder: .codable, interceptors: [authenticator],
-        plugins: [ConsoleLog(namesCalls: true)])
+        plugins: [LoggingPlugin(logger: demoLogger())])
     refresher.use(authenticated)
     let carts = await withTaskGroup(of: Result<Cart, CourierError>.self) { group in
         for _ in 0..<5 {
@@ -88,9 +101,8 @@ if let session {
         return served
     }
     let served = carts
-    print(
-        "   ✓ \(served) of 5 carts served; \(refresher.refreshes) refresh; now using \(authenticator.credential)"
-    )
+    let renewed = authenticator.credential != session.token ? "a new token" : "the same token"
+    print("   ✓ \(served) of 5 carts served; \(refresher.refreshes) refresh; now using \(renewed)")
 }
 
 print(
@@ -98,7 +110,7 @@ print(
         + "\(api.catalogue.spec.route)")
 let cache = ResponseCache()
 var cachedConfiguration = APIClient.Configuration(
-    transport: CurlTransport.shared, decoder: .codable, plugins: [ConsoleLog()])
+    transport: CurlTransport.shared, decoder: .codable, plugins: [LoggingPlugin(logger: demoLogger())])
 cachedConfiguration.cache = cache
 let cachedClient = APIClient(configuration: cachedConfiguration)
 let catalogue = api.catalogue.cache(.alsoNetworkWithCallback)

@@ -1,27 +1,29 @@
 import Courier
 import Foundation
+import Logging
 import Synchronization
 
-/// Prints every attempt as it comes back: status or error, envelope code and
-/// message, and the transport's own timing.
-struct ConsoleLog: Plugin {
-    /// Whether each line names its call (when calls of several endpoints interleave).
-    var namesCalls = false
+/// Writes the LoggingPlugin's lines to standard output, indented under
+/// the demo's steps: `[info] → GET …`.
+struct DemoLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
 
-    func didReceive(_ result: Result<RawResponse, CourierError>, request: HTTPRequest, context: CallContext)
-        async
-    {
-        let line: String
-        switch result {
-        case .success(let response):
-            let timing = response.metrics.total.map { " in \(Format.duration($0))" } ?? ""
-            line = "HTTP \(response.statusCode)\(timing)\(Format.envelopeNote(response))"
-        case .failure(let error):
-            line = "\(error.code): \(error.message)"
-        }
-        let call = namesCalls ? "\(context.name) #\(context.callID), " : ""
-        print("     \(call)attempt \(context.attempt): \(line)")
+    func log(event: LogEvent) {
+        print("     [\(event.level)] \(event.message)")
     }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+}
+
+/// A logger for the demo's plugins, at `level`.
+func demoLogger(_ level: Logger.Level = .info) -> Logger {
+    var logger = Logger(label: "courier.demo") { _ in DemoLogHandler() }
+    logger.logLevel = level
+    return logger
 }
 
 /// The real clock, saying out loud how long it waits before a retry.
@@ -61,18 +63,6 @@ enum Format {
     }
 
     static func money(_ value: Double) -> String { String(format: "%.2f", value) }
-
-    /// ` — envelope 4003 "…"` when the body is an envelope with a non-zero code.
-    static func envelopeNote(_ response: RawResponse) -> String {
-        guard let bytes = response.body.bytes,
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            let code = object["code"] as? Int, code != 0
-        else {
-            let type = response.headers[.contentType] ?? ""
-            return type.hasPrefix("text/html") ? " — an HTML page, not an envelope" : ""
-        }
-        return " — envelope code \(code) \"\(object["msg"] as? String ?? "")\""
-    }
 
     static func failure(_ error: CourierError) -> String {
         if let business = error.businessFailure {
