@@ -117,6 +117,11 @@ let package = Package(
             dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Modules/CourierURLSession/Sources"
         ),
+        .testTarget(
+            name: "CourierURLSessionTests",
+            dependencies: ["CourierURLSession"],
+            path: "Modules/CourierURLSession/Tests"
+        ),
         .systemLibrary(
             name: "CSQLite",
             path: "Modules/CSQLite",

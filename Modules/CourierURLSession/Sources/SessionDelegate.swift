@@ -59,6 +59,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(nil)
     }
 
+    /// Authentication challenges (Basic, Digest) are answered with "no
+    /// credentials here", so that the 401 comes back as a response at once:
+    /// FoundationNetworking suspends a task whose challenge nobody answers
+    /// until its deadline, and credentials are Courier's business (an
+    /// `Authenticator` interceptor, `AccessTokenPlugin`), never a credential
+    /// store's. The session has no credential storage, so default handling
+    /// has nothing to send.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(Darwin)
+            // Apple's URLSession delivers the 401 itself once default
+            // handling finds no credential; server trust stays its own.
+            completionHandler(.performDefaultHandling, nil)
+        #else
+            // FoundationNetworking asks only after the whole 401 (head and
+            // body) has reached the delegate, and its only way to decline is
+            // to cancel the task: the state turns that cancellation back
+            // into the response it already holds.
+            state(task)?.declinedChallenge()
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        #endif
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let state = states.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         if let http = task.response as? HTTPURLResponse { state?.received(http) }

@@ -19,6 +19,9 @@ final class TaskState: Sendable {
         var download: PartialDownload?
         var failure: TransportError?
         var received: Int64 = 0
+        /// The delegate declined an authentication challenge, which
+        /// FoundationNetworking can only do by cancelling the finished task.
+        var declinedChallenge = false
     }
 
     let options: TransportOptions
@@ -87,9 +90,19 @@ final class TaskState: Sendable {
             else {
                 continue
             }
-            fields.append(HTTPField(name: name, value: value))
+            // FoundationNetworking joins repeated fields with commas; for
+            // Set-Cookie that is not equivalent (RFC 9110 §5.3): take them apart.
+            let values = name == .setCookie ? SetCookieSplitter.split(value) : [value]
+            for value in values { fields.append(HTTPField(name: name, value: value)) }
         }
         return fields
+    }
+
+    /// Records that an authentication challenge was declined: the response
+    /// it challenges is complete, and the cancellation that follows is how
+    /// FoundationNetworking ends such a task, not a failure.
+    func declinedChallenge() {
+        storage.withLock { $0.declinedChallenge = true }
     }
 
     /// Fails the caller at once with `error`; the task is cancelled separately.
@@ -154,11 +167,17 @@ final class TaskState: Sendable {
         continuation?.resume(with: outcome)
     }
 
+    private static func isCancellation(_ error: any Error) -> Bool {
+        (error as? URLError)?.code == .cancelled
+    }
+
     private static func outcome(_ storage: inout Storage, error: (any Error)?) -> Result<
         RawResponse, any Error
     > {
         if let failure = storage.failure { return .failure(failure) }
-        if let error { return .failure(URLErrorMapping.map(error)) }
+        if let error, !(storage.declinedChallenge && storage.head != nil && Self.isCancellation(error)) {
+            return .failure(URLErrorMapping.map(error))
+        }
         if let problem = storage.headProblem { return .failure(problem) }
         guard let head = storage.head else { return .failure(TransportError(.emptyResponse, "no response")) }
         var body = ResponseBody.bytes(storage.body)

@@ -24,6 +24,8 @@ public final class URLSessionTransport: Transport {
         let delegate = SessionDelegate()
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
+        // Credentials come from Courier's interceptors and plugins only.
+        configuration.urlCredentialStorage = nil
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
