@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierCache", targets: ["CourierCache"]),
         .library(name: "CourierPlugins", targets: ["CourierPlugins"]),
+        .library(name: "CourierCookies", targets: ["CourierCookies"]),
     ],
     dependencies: [
         // The only dependency of the libraries. The mock server (MockServer/)
@@ -147,6 +148,27 @@ let package = Package(
             name: "courier-cache-probe",
             dependencies: ["CourierCache", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tools/CourierCacheProbe"
+        ),
+        .systemLibrary(
+            name: "CPSL",
+            path: "Modules/CPSL",
+            pkgConfig: "libpsl",
+            providers: [.apt(["libpsl-dev", "publicsuffix"])]
+        ),
+        // The cookie jar: RFC 6265 storage and matching, the public suffix
+        // rule through libpsl, a JSON file.
+        .target(
+            name: "CourierCookies",
+            dependencies: ["CourierCore", "CPSL", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierCookies/Sources"
+        ),
+        .testTarget(
+            name: "CourierCookiesTests",
+            dependencies: [
+                "CourierCookies", "CourierCore", "CourierTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Modules/CourierCookies/Tests"
         ),
         // Plugins on the server ecosystem's libraries: access token, logging
         // (swift-log), activity, metrics (swift-metrics), tracing

@@ -174,6 +174,9 @@ final class CachePassWork: CachePass {
         for field in head.headerFields where isSensitive(field.name) {
             lines.append("\(field.name.canonicalName): \(field.value)")
         }
+        // The jar's cookies join the request in the transport, after the
+        // cache: whose the response is depends on them all the same.
+        if let jar = call.cookies?.cookieField(for: head) { lines.append("Cookie (jar): \(jar)") }
         let authenticates = call.authenticates
         let perAttempt = authenticates && call.authenticatedPerAttempt
         guard !lines.isEmpty || perAttempt || (authenticates && call.authenticatedPerCall) else {

@@ -93,7 +93,7 @@ public final class CurlTransport: Transport {
     public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         try Task.checkCancellation()
         if options.cancellation?.isCancelled == true { throw CancellationError() }
-        return try await configuration.redirects.exchange(request, bodyLimit: options.maxBodySize) {
+        return try await configuration.redirects.exchange(request, options: options) {
             request in
             try await perform(request, options: options)
         }

@@ -60,7 +60,7 @@ public final class URLSessionTransport: Transport {
     public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         try Task.checkCancellation()
         if options.cancellation?.isCancelled == true { throw CancellationError() }
-        return try await redirects.exchange(request, bodyLimit: options.maxBodySize) { request in
+        return try await redirects.exchange(request, options: options) { request in
             try await perform(request, options: options)
         }
     }

@@ -20,18 +20,21 @@ struct Dispatcher {
         }
         switch core.registry.match(request) {
         case .success(let matched):
-            let plan = ResponsePlan.make(matched.response, delayMs: matched.delayMs, keepAlive: keepAlive)
+            let response = RangeRequests.apply(matched.response, for: request)
+            let plan = ResponsePlan.make(response, delayMs: matched.delayMs, keepAlive: keepAlive)
             return Answer(plan: plan, journal: JournalFields(matched: matched, status: plan.status))
         case .failure(let report):
             if core.configuration.builtinRoutes, let builtin = BuiltinRoutes.answer(request) {
-                var fields = JournalFields(status: builtin.response.status)
-                fields.builtinRoute = builtin.route
                 let plan =
                     if let count = builtin.streamedPatternBytes {
                         ResponsePlan.streamedPattern(builtin.response, count: count, keepAlive: keepAlive)
                     } else {
-                        ResponsePlan.make(builtin.response, delayMs: builtin.delayMs, keepAlive: keepAlive)
+                        ResponsePlan.make(
+                            RangeRequests.apply(builtin.response, for: request), delayMs: builtin.delayMs,
+                            keepAlive: keepAlive)
                     }
+                var fields = JournalFields(status: plan.status)
+                fields.builtinRoute = builtin.route
                 return Answer(plan: plan, journal: fields)
             }
             if core.configuration.strict { core.registry.recordFailure(report.summary) }

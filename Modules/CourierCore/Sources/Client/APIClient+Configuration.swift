@@ -39,6 +39,12 @@ extension APIClient {
         /// unless the endpoint sets one); `nil` (no group) by default.
         /// Several clients may share a group.
         public var concurrencyGroup: ConcurrencyGroup?
+        /// The cookie jar: every hop of every call (redirects included) sends
+        /// the cookies it holds for the hop's URL and stores the cookies the
+        /// hop's response sets. `nil` (no cookies) by default — a server
+        /// talking to APIs on behalf of many users must not mix their
+        /// sessions; `CourierCookies`' `CookieJar` is the one to set.
+        public var cookies: (any CookieStorage)?
         /// The response cache calls consult (CourierCache's
         /// `configuration.cache`); `nil` (no cache) by default.
         package var responseCache: (any ResponseCaching)?
@@ -60,7 +66,8 @@ extension APIClient {
             maxDownloadSize: Int64? = nil,
             maxReplays: Int = 3,
             clock: any CourierClock = SystemClock(),
-            concurrencyGroup: ConcurrencyGroup? = nil
+            concurrencyGroup: ConcurrencyGroup? = nil,
+            cookies: (any CookieStorage)? = nil
         ) {
             self.transport = transport
             self.decoder = decoder
@@ -78,6 +85,7 @@ extension APIClient {
             self.maxReplays = maxReplays
             self.clock = clock
             self.concurrencyGroup = concurrencyGroup
+            self.cookies = cookies
         }
     }
 }

@@ -115,7 +115,7 @@ enum AttemptStage {
         let options = TransportOptions(
             timeout: timeout, destination: staging?.staged, maxBodySize: settings.maxBodySize,
             maxDownloadSize: settings.maxDownloadSize,
-            progress: state.plan.call.progress, cancellation: state.cancellation)
+            progress: state.plan.call.progress, cancellation: state.cancellation, cookies: settings.cookies)
         var response: RawResponse
         do {
             let interceptors = settings.attemptInterceptors

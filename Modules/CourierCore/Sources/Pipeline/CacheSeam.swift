@@ -30,6 +30,9 @@ package struct CacheCall: Sendable {
     package let authenticatedPerCall: Bool
     /// See ``authenticatedPerCall``.
     package let authenticatedPerAttempt: Bool
+    /// The client's cookie jar: the transport adds its cookies after the
+    /// cache saw the request, so the cache asks it what they will be.
+    package let cookies: (any CookieStorage)?
     /// Set on the pass that runs again after a stored response failed
     /// validation or decoding: the network only, no reading.
     package let skipsReading: Bool

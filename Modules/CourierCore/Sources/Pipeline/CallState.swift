@@ -158,6 +158,8 @@ final class CallSettings: Sendable {
     let authenticatesPerCall: Bool
     /// See ``authenticatesPerCall``.
     let authenticatesPerAttempt: Bool
+    /// The client's cookie jar.
+    let cookies: (any CookieStorage)?
 
     /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
     convenience init(_ configuration: APIClient.Configuration) {
@@ -193,6 +195,7 @@ final class CallSettings: Sendable {
         coalescing = spec.coalescing
         authenticatesPerCall = callInterceptors.contains(where: Self.authenticates)
         authenticatesPerAttempt = attemptInterceptors.contains(where: Self.authenticates)
+        cookies = configuration.cookies
     }
 
     private static func authenticates(_ interceptor: any Interceptor) -> Bool {

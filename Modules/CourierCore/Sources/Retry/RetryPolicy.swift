@@ -158,14 +158,6 @@ extension RetryPolicy {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
-
 /// Small numeric helpers that need no Foundation.
 enum Foundationless {
     /// `base` raised to a small non-negative integer power, saturating at infinity.

@@ -127,22 +127,40 @@ extension RedirectPolicy {
     /// without following redirects; this follows them by the policy's rules,
     /// deleting the body file of each redirect response that was downloaded.
     ///
-    /// A one-shot stream body is gathered first (at most `bodyLimit` bytes),
-    /// so that a 307/308 can send it again and transports that read bodies
-    /// synchronously can read it.
+    /// With a cookie jar in `options` (``TransportOptions/cookies``), every
+    /// hop carries the jar's cookies for its own URL — after the request's
+    /// own `Cookie` field, which a cross-origin hop has dropped — and every
+    /// hop's `Set-Cookie` is stored before the next hop is sent.
+    ///
+    /// A one-shot stream body is gathered first (at most
+    /// ``TransportOptions/maxBodySize`` bytes), so that a 307/308 can send it
+    /// again and transports that read bodies synchronously can read it.
     /// - Throws: Whatever `perform` throws, and ``TransportError`` with code
     ///   ``TransportError/Code/redirectRefused``.
     public func exchange(
-        _ request: OutgoingRequest, bodyLimit: Int,
+        _ request: OutgoingRequest, options: TransportOptions,
         perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
         var request = request
         if let body = request.body, !body.isReplayable {
-            request.body = RequestBody(bytes: try await body.collect(upTo: bodyLimit))
+            request.body = RequestBody(bytes: try await body.collect(upTo: options.maxBodySize))
         }
         var visited: [String] = []
         while true {
-            let response = try await perform(request)
+            let response: RawResponse
+            if let cookies = options.cookies {
+                // The jar's cookies ride on the hop being sent, never on the
+                // request the next hop is derived from.
+                var sent = request
+                if let field = cookies.cookieField(for: request.head) {
+                    let own = sent.head.headerFields[values: .cookie].joined(separator: "; ")
+                    sent.head.headerFields[.cookie] = own.isEmpty ? field : own + "; " + field
+                }
+                response = try await perform(sent)
+                cookies.receive(response.head, for: sent.head)
+            } else {
+                response = try await perform(request)
+            }
             guard let next = try next(after: response, for: request, visited: &visited) else {
                 return response
             }

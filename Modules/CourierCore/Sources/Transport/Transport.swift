@@ -14,6 +14,8 @@ import HTTPTypes
 ///   ``APIClient/cancelAll()``), and throw `CancellationError` or a
 ///   ``TransportError`` with code ``TransportError/Code/cancelled``;
 ///   ``TransportOptions/withCancellationHandler(_:onCancel:)`` covers both;
+/// - follow redirects with ``RedirectPolicy/exchange(_:options:perform:)``,
+///   which also applies ``TransportOptions/cookies`` on every hop;
 /// - write the body to ``TransportOptions/destination`` when one is given and
 ///   return ``ResponseBody/file(_:)``;
 /// - report progress through ``TransportOptions/progress``;
@@ -72,6 +74,10 @@ public struct TransportOptions: Sendable {
     /// The call's cancellation from outside its task; stop the exchange when
     /// it fires (see ``CallCancellation``). `nil` outside a client's call.
     public var cancellation: CallCancellation?
+    /// The client's cookie jar: ``RedirectPolicy/exchange(_:options:perform:)``
+    /// adds its cookies to every hop and stores every hop's `Set-Cookie`.
+    /// `nil` (no cookies) unless the client has one.
+    public var cookies: (any CookieStorage)?
 
     /// The default in-memory body limit: 64 MiB.
     public static let defaultMaxBodySize = 64 * 1024 * 1024
@@ -81,7 +87,8 @@ public struct TransportOptions: Sendable {
         timeout: Duration? = nil,
         destination: DownloadDestination? = nil,
         maxBodySize: Int = TransportOptions.defaultMaxBodySize, maxDownloadSize: Int64? = nil,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil, cancellation: CallCancellation? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, cancellation: CallCancellation? = nil,
+        cookies: (any CookieStorage)? = nil
     ) {
         self.timeout = timeout
         self.destination = destination
@@ -89,6 +96,7 @@ public struct TransportOptions: Sendable {
         self.maxDownloadSize = maxDownloadSize
         self.progress = progress
         self.cancellation = cancellation
+        self.cookies = cookies
     }
 }
 
