@@ -114,6 +114,10 @@ final class CurlTransfer {
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
         downloaded += Int64(bytes.count)
         if let download {
+            if download.head == nil, let code = head.status {
+                // What a resumable download keeps its bytes by.
+                download.head = HTTPResponse(status: .init(code: code), headerFields: head.fields)
+            }
             if let limit = options.maxDownloadSize, downloaded > limit {
                 failure = TransportError(.bodyTooLarge, "the download exceeds \(limit) bytes")
                 return 0

@@ -65,6 +65,7 @@ final class TaskState: Sendable {
             if storage.head == nil {
                 let fields = Self.fields(response)
                 storage.head = HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
+                storage.download?.head = storage.head
                 do throws(TransportError) {
                     try ResponseHeadCheck.validate(fields)
                     if let limit,

@@ -94,7 +94,16 @@ extension Endpoint where Response == DownloadedFile {
     /// MiB) is in the error's ``CourierError/response`` in memory. A file
     /// already at the destination fails the call before anything is sent,
     /// unless ``DownloadDestination/Options/removePreviousFile`` allows
-    /// replacing it.
+    /// replacing it. With ``DownloadDestination/Options/resumable``, an
+    /// interrupted transfer is kept instead and continued by the next
+    /// attempt or call:
+    ///
+    /// ```swift
+    /// let destination = DownloadDestination(file, options: [.createIntermediateDirectories, .resumable])
+    /// let download = Endpoint<DownloadedFile>.download(.get("files/big.iso"), on: node, to: destination)
+    /// let file = try await client.send(download)  // after a reset: the next send continues
+    /// print(file.resumedFrom)                      // bytes that were already here
+    /// ```
     public static func download(
         _ route: Route, on node: Node, to destination: DownloadDestination, query: Parameters = .empty,
         headers: HTTPFields = [:]
@@ -198,8 +207,19 @@ extension Endpoint {
 
 /// A file a download endpoint wrote.
 public struct DownloadedFile: Sendable, Hashable {
-    /// Where the file is.
+    /// Where the file is: always the whole file.
     public var url: URL
-    /// The response status.
+    /// The response status: 206 when the download continued bytes kept
+    /// from an interrupted one (``DownloadDestination/Options/resumable``).
     public var statusCode: Int
+    /// How many of the file's bytes came from earlier, interrupted
+    /// transfers rather than this response; 0 for a download in one go.
+    public var resumedFrom: Int64
+
+    /// Creates a value.
+    public init(url: URL, statusCode: Int, resumedFrom: Int64 = 0) {
+        self.url = url
+        self.statusCode = statusCode
+        self.resumedFrom = resumedFrom
+    }
 }

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// Turns a validated response into an endpoint's model.
 ///
 /// Endpoints pick one by their response type; use ``map(_:)`` for anything
@@ -35,7 +37,9 @@ extension ResponseSerializer where Response == DownloadedFile {
                     message: "the transport kept the body in memory instead of writing the download to a file"
                 )
             }
-            return DownloadedFile(url: url, statusCode: response.statusCode)
+            let resumedFrom =
+                response.statusCode == 206 ? ContentRange(response.headers[.contentRange])?.first ?? 0 : 0
+            return DownloadedFile(url: url, statusCode: response.statusCode, resumedFrom: resumedFrom)
         }
     }
 }

@@ -112,6 +112,10 @@ enum AttemptStage {
             }
         }
         defer { staging?.discard() }
+        let resume = staging.flatMap { staging in
+            staging.destination.options.contains(.resumable)
+                ? DownloadResume(staging.destination, request: request.head) : nil
+        }
         let options = TransportOptions(
             timeout: timeout, destination: staging?.staged, maxBodySize: settings.maxBodySize,
             maxDownloadSize: settings.maxDownloadSize,
@@ -120,10 +124,11 @@ enum AttemptStage {
         do {
             let interceptors = settings.attemptInterceptors
             if interceptors.isEmpty {
-                response = try await exchange(request, context: context, options: options, state)
+                response = try await transfer(request, context: context, options, resume, staging, state)
             } else {
-                let chain = InterceptorChain.fold(interceptors, context: context) { [context] request in
-                    try await exchange(request, context: context, options: options, state)
+                let chain = InterceptorChain.fold(interceptors, context: context) {
+                    [context, staging] request in
+                    try await transfer(request, context: context, options, resume, staging, state)
                 }
                 response = try await chain(request)
             }
@@ -152,6 +157,39 @@ enum AttemptStage {
             throw ErrorMapping.transport(error, request: request.head, attempt: number)
         }
         return response
+    }
+
+    /// The exchange, continuing a resumable download's kept bytes: it asks
+    /// for the rest, joins a 206 to them, keeps what a failed transfer
+    /// received, and asks once more for the whole file when the kept bytes
+    /// do not fit the answer (``DownloadResume``).
+    private static func transfer(
+        _ request: OutgoingRequest, context: CallContext, _ options: TransportOptions,
+        _ resume: DownloadResume?, _ staging: DownloadStaging?, _ state: CallState
+    ) async throws(CourierError) -> RawResponse {
+        guard let resume, let staging else {
+            return try await exchange(request, context: context, options: options, state)
+        }
+        var sent = request
+        var options = options
+        resume.ask(&sent.head)
+        options.maxDownloadSize = options.maxDownloadSize.map { max(0, $0 - resume.resumedBytes) }
+        let response: RawResponse
+        do {
+            response = try await exchange(sent, context: context, options: options, state)
+        } catch {
+            resume.keep(from: staging.staged)
+            throw error
+        }
+        guard resume.settle(response, staged: staging.staged) == .restart else { return response }
+        staging.discard()
+        options.maxDownloadSize = state.settings.maxDownloadSize
+        do {
+            return try await exchange(request, context: context, options: options, state)
+        } catch {
+            resume.keep(from: staging.staged)
+            throw error
+        }
     }
 
     /// Plugins around the transport: `prepare`, `willSend`, send, `didReceive`.

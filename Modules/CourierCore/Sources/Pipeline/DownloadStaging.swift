@@ -37,7 +37,7 @@ struct DownloadStaging {
         let name = ".\(destination.url.lastPathComponent).courier-\(UUID().uuidString.prefix(12)).staged"
         staged = DownloadDestination(
             destination.url.deletingLastPathComponent().appendingPathComponent(name),
-            options: destination.options.intersection(.createIntermediateDirectories))
+            options: destination.options.intersection([.createIntermediateDirectories, .resumable]))
     }
 
     /// Whether `response` carries the staged file.
@@ -78,8 +78,13 @@ struct DownloadStaging {
         return .bytes(bytes)
     }
 
-    /// Removes the staged file, if it is still there.
+    /// Removes the staged file, and what a resumable transfer left beside
+    /// it that ``DownloadResume`` did not take, if they are still there.
     func discard() {
         unlink(staged.url.path)
+        if staged.options.contains(.resumable) {
+            unlink(staged.partialFileURL.path)
+            unlink(staged.partialHeadURL.path)
+        }
     }
 }

@@ -17,6 +17,18 @@ public struct DownloadDestination: Sendable, Hashable {
         public static let createIntermediateDirectories = Options(rawValue: 1 << 0)
         /// Replace a file already at the destination (otherwise that is an error).
         public static let removePreviousFile = Options(rawValue: 1 << 1)
+        /// Keep an interrupted download and continue it later, from where it
+        /// stopped (`Range` with `If-Range`), instead of starting over.
+        ///
+        /// For a call, the pipeline keeps the bytes and the response's
+        /// validators beside the destination; the next attempt (a retry) or
+        /// the next call to the same destination asks for the rest, appends
+        /// it on a 206, and starts over on a 200 — the server's answer when
+        /// the file changed. For a transport, it means: when the transfer
+        /// fails after some bytes of a 200 or 206 without a content coding,
+        /// leave them at ``DownloadDestination/partialFileURL`` with the head
+        /// (``PartialDownload/head``) instead of removing them.
+        public static let resumable = Options(rawValue: 1 << 2)
     }
 
     /// The file to write.
@@ -29,6 +41,13 @@ public struct DownloadDestination: Sendable, Hashable {
         self.url = url
         self.options = options
     }
+
+    /// Where a transport leaves an interrupted transfer's bytes under
+    /// ``Options/resumable``: the destination's path with `.partial` added.
+    public var partialFileURL: URL { URL(fileURLWithPath: url.path + ".partial") }
+
+    /// Where the head of that transfer is kept beside them (JSON).
+    var partialHeadURL: URL { URL(fileURLWithPath: url.path + ".partial-head") }
 }
 
 extension DownloadDestination {

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -31,6 +33,10 @@ public final class PartialDownload {
     public let temporaryURL: URL
     /// Bytes written so far.
     public private(set) var written: Int64 = 0
+    /// The response head, which a transport sets before the first write: a
+    /// ``DownloadDestination/Options/resumable`` download that fails keeps
+    /// its bytes only when it knows their validators from here.
+    public var head: HTTPResponse?
     private var descriptor: Int32
     private var finished = false
 
@@ -114,7 +120,9 @@ public final class PartialDownload {
     }
 
     /// Removes the temporary file; safe to call any number of times, and after
-    /// ``commit(expectedLength:)``.
+    /// ``commit(expectedLength:)``. Under ``DownloadDestination/Options/resumable``,
+    /// bytes of a response that can be resumed (see ``head``) are kept at
+    /// ``DownloadDestination/partialFileURL`` instead, with the head beside them.
     public func discard() {
         if descriptor >= 0 {
             close(descriptor)
@@ -122,6 +130,12 @@ public final class PartialDownload {
         }
         guard !finished else { return }
         finished = true
+        if destination.options.contains(.resumable), written > 0, let head, let kept = KeptDownloadHead(head),
+            kept.write(to: destination.partialHeadURL)
+        {
+            if rename(temporaryURL.path, destination.partialFileURL.path) == 0 { return }
+            unlink(destination.partialHeadURL.path)
+        }
         unlink(temporaryURL.path)
     }
 
@@ -163,8 +177,8 @@ public final class PartialDownload {
     }
 }
 
-/// The C library's `write`, which ``PartialDownload/write(_:)`` hides.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+/// The C library's `write`, which ``PartialDownload/write(_:)`` and ``DownloadResume`` use.
+func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
         Glibc.write(descriptor, bytes, count)
     #else
