@@ -8,7 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         // Named, so the root checkout can live in a folder of any name.
-        .package(name: "Courier", path: ".."),
+        .package(name: "Courier", path: "..", traits: ["AsyncHTTPClient"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
@@ -21,6 +21,7 @@ let package = Package(
                 "CRawCurl", "BenchSupport",
                 .product(name: "CourierCurl", package: "Courier"),
                 .product(name: "CourierURLSession", package: "Courier"),
+                .product(name: "CourierAsyncHTTPClient", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

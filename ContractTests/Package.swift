@@ -12,11 +12,13 @@ import PackageDescription
 let suiteDependencies: [Target.Dependency] = [
     .product(name: "CourierCurl", package: "Courier"),
     .product(name: "CourierURLSession", package: "Courier"),
+    .product(name: "CourierAsyncHTTPClient", package: "Courier"),
     .product(name: "CourierCodable", package: "Courier"),
     .product(name: "CourierTesting", package: "Courier"),
     .product(name: "CourierCache", package: "Courier"),
     .product(name: "CourierPlugins", package: "Courier"),
     .product(name: "CourierCookies", package: "Courier"),
+    .product(name: "CourierOpenAPI", package: "Courier"),
     .product(name: "InMemoryLogging", package: "swift-log"),
     .product(name: "MetricsTestKit", package: "swift-metrics"),
     .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -30,10 +32,13 @@ let package = Package(
     name: "CourierContractTests",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Courier", path: ".."),
+        // With the AsyncHTTPClient trait: CourierAsyncHTTPClient is the third transport column.
+        .package(name: "Courier", path: "..", traits: ["AsyncHTTPClient"]),
         .package(name: "CourierMockServer", path: "../MockServer"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        // What the generated OpenAPI client (OpenAPI/ShopAPI) calls.
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         // The test backends of CourierPlugins' libraries.
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -44,8 +49,15 @@ let package = Package(
         // transport, against the mock server (in-process, or MOCK_SERVER_URL).
         .testTarget(
             name: "ContractTests",
-            dependencies: suiteDependencies,
+            dependencies: suiteDependencies + ["ShopOpenAPI"],
             path: "Tests"
+        ),
+        // The shop's client as swift-openapi-generator wrote it from
+        // OpenAPI/ShopAPI/openapi.yaml (scripts/generate-openapi), committed.
+        .target(
+            name: "ShopOpenAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            path: "OpenAPI/ShopAPI/Generated"
         ),
         // One suite over every transport, against the mock server on real sockets.
         .testTarget(
@@ -98,6 +110,8 @@ where name.hasPrefix("snippet-") {
                 .product(name: "CourierCache", package: "Courier"),
                 .product(name: "CourierPlugins", package: "Courier"),
                 .product(name: "CourierCookies", package: "Courier"),
+                .product(name: "CourierAsyncHTTPClient", package: "Courier"),
+                .product(name: "CourierReachability", package: "Courier"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

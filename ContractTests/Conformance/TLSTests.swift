@@ -1,3 +1,4 @@
+import CourierAsyncHTTPClient
 import CourierCore
 import CourierCurl
 import CourierURLSession
@@ -7,7 +8,9 @@ import Testing
 
 /// TLS against a real TLS server (`openssl s_server`) with certificates made
 /// for the test: verification on by default, a private CA, key pinning and
-/// mutual TLS over CourierCurl; URLSession refuses these settings with a typed error.
+/// mutual TLS over CourierCurl; a private CA and mutual TLS over
+/// CourierAsyncHTTPClient (NIOSSL), which refuses pins with a typed error;
+/// URLSession refuses all of these settings with a typed error.
 @Suite(.serialized)
 struct TLSTests {
     @Test func verificationIsOnByDefault() async throws {
@@ -88,10 +91,57 @@ struct TLSTests {
         transport.shutdown()
     }
 
+    @Test func asyncHTTPClientVerifiesTrustsAPrivateCAAndPresentsACertificate() async throws {
+        let fixture = try await TLSFixture.make()
+        defer { fixture.remove() }
+        try await fixture.withServer { port async throws in
+            do {
+                let status = try await Self.getOverAsyncHTTPClient(port: port, tls: .system)
+                Issue.record("an untrusted certificate was accepted: status \(status)")
+            } catch let error as TransportError {
+                #expect(error.code == .tls, "\(error)")
+            }
+            #expect(
+                try await Self.getOverAsyncHTTPClient(
+                    port: port, tls: TLSSettings(caBundlePath: fixture.caPath)) == 200)
+        }
+        try await fixture.withServer(requireClientCertificate: true) { port async throws in
+            let client = TLSSettings.ClientCertificate(
+                certificatePath: fixture.clientCertificatePath, keyPath: fixture.clientKeyPath)
+            let status = try await Self.getOverAsyncHTTPClient(
+                port: port, tls: TLSSettings(caBundlePath: fixture.caPath, clientCertificate: client))
+            #expect(status == 200)
+        }
+    }
+
+    @Test func asyncHTTPClientRefusesPinsAndUnreadableFilesWithTypedErrors() throws {
+        let pinned = #expect(throws: TransportError.self) {
+            try AsyncHTTPClientTransport(
+                configuration: .init(tls: TLSSettings(pinnedPublicKeys: ["sha256//AAAA"])))
+        }
+        #expect(pinned?.code == .unsupported)
+        let missing = #expect(throws: TransportError.self) {
+            try AsyncHTTPClientTransport(
+                configuration: .init(tls: TLSSettings(caBundlePath: "/nonexistent/ca.pem")))
+        }
+        #expect(missing?.code == .tls)
+    }
+
     // MARK: - Helpers
 
     static func get(port: Int, tls: TLSSettings) async throws -> Int {
         try await withCurlTransport(configuration: .init(tls: tls)) { transport in
+            try await transport.send(
+                OutgoingRequest(
+                    head: HTTPRequest(
+                        method: .get, scheme: "https", authority: "127.0.0.1:\(port)", path: "/")),
+                options: .init(timeout: .seconds(60))
+            ).statusCode
+        }
+    }
+
+    static func getOverAsyncHTTPClient(port: Int, tls: TLSSettings) async throws -> Int {
+        try await withAsyncHTTPClientTransport(configuration: .init(tls: tls)) { transport in
             try await transport.send(
                 OutgoingRequest(
                     head: HTTPRequest(

@@ -1,3 +1,4 @@
+import CourierAsyncHTTPClient
 import CourierCodable
 import CourierCore
 import CourierCurl
@@ -286,13 +287,16 @@ final class ProgressLog: Sendable {
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case curl
     case urlSession
+    case asyncHTTPClient
 
     /// Every transport, or only those named in `COURIER_TRANSPORTS`
-    /// (`curl,urlSession`): scripts/check-asan checks CourierCurl for leaks on
-    /// its own, without FoundationNetworking's.
+    /// (`curl,urlSession,asyncHTTPClient`): scripts/check-asan checks
+    /// CourierCurl for leaks on its own, without FoundationNetworking's.
     static var allCases: [TransportKind] {
         let chosen = ProcessInfo.processInfo.environment["COURIER_TRANSPORTS"]?.split(separator: ",")
-        return [.curl, .urlSession].filter { kind in chosen?.contains { $0 == kind.rawValue } ?? true }
+        return [.curl, .urlSession, .asyncHTTPClient].filter { kind in
+            chosen?.contains { $0 == kind.rawValue } ?? true
+        }
     }
 
     var testDescription: String { rawValue }
@@ -302,6 +306,7 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         switch self {
         case .curl: CurlTransport.shared
         case .urlSession: URLSessionTransport.shared
+        case .asyncHTTPClient: AsyncHTTPClientTransport.shared
         }
     }
 
@@ -318,6 +323,10 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
             let transport = URLSessionTransport(redirects: redirects)
             defer { transport.shutdown() }
             return try await body(transport)
+        case .asyncHTTPClient:
+            return try await withAsyncHTTPClientTransport(configuration: .init(redirects: redirects)) {
+                try await body($0)
+            }
         }
     }
 }

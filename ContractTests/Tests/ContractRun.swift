@@ -1,3 +1,4 @@
+import CourierAsyncHTTPClient
 import CourierCore
 import CourierCurl
 import CourierURLSession
@@ -10,13 +11,23 @@ import Testing
 enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case curl = "CourierCurl"
     case urlSession = "CourierURLSession"
+    case asyncHTTPClient = "CourierAsyncHTTPClient"
 
     /// Every transport, or only those named in `COURIER_TRANSPORTS`
-    /// (`curl,urlSession`), as ``TransportKind/allCases``.
+    /// (`curl,urlSession,asyncHTTPClient`), as ``TransportKind/allCases``.
     static var allCases: [ContractTransport] {
         let chosen = ProcessInfo.processInfo.environment["COURIER_TRANSPORTS"]?.split(separator: ",")
-        return [.curl, .urlSession].filter { kind in
-            chosen?.contains { $0 == (kind == .curl ? "curl" : "urlSession") } ?? true
+        return [.curl, .urlSession, .asyncHTTPClient].filter { kind in
+            chosen?.contains { $0 == kind.shortName } ?? true
+        }
+    }
+
+    /// The name `COURIER_TRANSPORTS` uses.
+    var shortName: String {
+        switch self {
+        case .curl: "curl"
+        case .urlSession: "urlSession"
+        case .asyncHTTPClient: "asyncHTTPClient"
         }
     }
 
@@ -27,6 +38,7 @@ enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConverti
         switch self {
         case .curl: CurlTransport.shared
         case .urlSession: URLSessionTransport.shared
+        case .asyncHTTPClient: AsyncHTTPClientTransport.shared
         }
     }
 
@@ -39,6 +51,8 @@ enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConverti
             let transport = URLSessionTransport()
             defer { transport.shutdown() }
             return try await body(transport)
+        case .asyncHTTPClient:
+            return try await withAsyncHTTPClientTransport { try await body($0) }
         }
     }
 }

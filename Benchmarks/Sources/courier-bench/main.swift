@@ -11,6 +11,7 @@
 import AsyncHTTPClient
 import BenchSupport
 import CRawCurl
+import CourierAsyncHTTPClient
 import CourierCore
 import CourierCurl
 import CourierURLSession
@@ -54,6 +55,8 @@ enum Contender: String, CaseIterable {
     /// Callers run on the transport's thread (`withTaskExecutorPreference`).
     case curlExecutor = "CourierCurl, executor mode"
     case urlSession = "CourierURLSession"
+    /// Courier's transport over async-http-client, beside AHC used directly.
+    case courierAHC = "CourierAsyncHTTPClient"
     case ahc = "AsyncHTTPClient"
 }
 
@@ -67,6 +70,7 @@ let chosenWorkloads = selected(workloads, "BENCH_WORKLOADS", \.name)
 
 let curl = CurlTransport.shared
 let session = URLSessionTransport.shared
+let courierAHC = AsyncHTTPClientTransport.shared
 let ahc = HTTPClient(eventLoopGroupProvider: .singleton)
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(getpid())")
 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -79,6 +83,15 @@ func courierRequest(_ path: String) -> OutgoingRequest {
     return OutgoingRequest(head: HTTPRequest(method: .get, url: url))
 }
 
+/// The Courier transport a contender runs over.
+func transport(_ contender: Contender) -> any Transport {
+    switch contender {
+    case .urlSession: session
+    case .courierAHC: courierAHC
+    default: curl
+    }
+}
+
 /// Sends `count` requests with `concurrency` workers; returns how many succeeded.
 func run(_ contender: Contender, _ workload: Workload) async throws -> Int {
     let url = base + workload.path
@@ -89,8 +102,8 @@ func run(_ contender: Contender, _ workload: Workload) async throws -> Int {
         case .raw:
             let path = file.path
             return await onThread { courier_raw_download(url, path) } > 0 ? 1 : 0
-        case .curl, .curlExecutor, .urlSession:
-            let transport: any Transport = contender == .urlSession ? session : curl
+        case .curl, .curlExecutor, .urlSession, .courierAHC:
+            let transport = transport(contender)
             let response = try await transport.send(
                 courierRequest(workload.path), options: .init(destination: DownloadDestination(file)))
             return response.statusCode == 200 ? 1 : 0
@@ -117,9 +130,8 @@ func run(_ contender: Contender, _ workload: Workload) async throws -> Int {
                 var ok = 0
                 for _ in 0..<perWorker {
                     switch contender {
-                    case .curl, .curlExecutor, .urlSession:
-                        let transport: any Transport = contender == .urlSession ? session : curl
-                        if try await transport.send(request, options: .init())
+                    case .curl, .curlExecutor, .urlSession, .courierAHC:
+                        if try await transport(contender).send(request, options: .init())
                             .statusCode == 200
                         {
                             ok += 1

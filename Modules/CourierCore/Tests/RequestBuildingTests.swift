@@ -30,6 +30,21 @@ struct RequestBuildingTests {
         #expect(record.head.path == "/v1/files/%2E%2E/secret")
     }
 
+    @Test func anEncodedQueryIsSentByteForByte() async throws {
+        let signed = "X-Amz-Signature=ab%2Fcd&X-Amz-Expires=60&list=a,b&empty="
+        let record = try await sent(
+            Endpoint<RawResponse>(.get("files/report.pdf"), on: .api, query: ["v": 2]).encodedQuery(signed))
+        #expect(record.head.path == "/v1/files/report.pdf?v=2&" + signed)
+        // A space or a fragment cannot be smuggled in: the call fails before sending.
+        let recorder = RecordingTransport(StubTransport.immediate(.json("{}")))
+        let error = await expectFailure(
+            makeClient(recorder), Endpoint<RawResponse>(.get("f"), on: .api).encodedQuery("a=b c#frag"))
+        #expect(error?.code == .invalidRequest)
+        #expect(recorder.records.isEmpty)
+        let templated = Route(.get, RoutePath(escaped: "orders/42", template: "getOrder"))
+        #expect(templated.description == "GET getOrder" && templated.path.escaped == "orders/42")
+    }
+
     @Test func routeTemplateHidesValuesAndNamesThem() {
         let route = Route.get("users/\(42)/posts/\("x")")
         #expect(route.description == "GET users/{Int}/posts/{String}")

@@ -45,6 +45,10 @@ extension APIClient {
         /// talking to APIs on behalf of many users must not mix their
         /// sessions; `CourierCookies`' `CookieJar` is the one to set.
         public var cookies: (any CookieStorage)?
+        /// Asked before every attempt; when it says offline, the attempt
+        /// fails with ``CourierError/Code/offline`` and nothing is sent.
+        /// `nil` (never asked) by default.
+        public var networkMonitor: (any NetworkMonitor)?
         /// The response cache calls consult (CourierCache's
         /// `configuration.cache`); `nil` (no cache) by default.
         package var responseCache: (any ResponseCaching)?
@@ -67,7 +71,8 @@ extension APIClient {
             maxReplays: Int = 3,
             clock: any CourierClock = SystemClock(),
             concurrencyGroup: ConcurrencyGroup? = nil,
-            cookies: (any CookieStorage)? = nil
+            cookies: (any CookieStorage)? = nil,
+            networkMonitor: (any NetworkMonitor)? = nil
         ) {
             self.transport = transport
             self.decoder = decoder
@@ -86,6 +91,7 @@ extension APIClient {
             self.clock = clock
             self.concurrencyGroup = concurrencyGroup
             self.cookies = cookies
+            self.networkMonitor = networkMonitor
         }
     }
 }

@@ -22,15 +22,14 @@ enum RequestBuilder {
         } else if path.isEmpty {
             path = "/"
         }
-        let query = try encoding.encode(spec.query)
-        if let baseQuery = base.query {
-            path += "?"
-            path += baseQuery
-            if !query.isEmpty {
-                path += "&"
-                path += query
-            }
-        } else if !query.isEmpty {
+        var queries = [try encoding.encode(spec.query)]
+        if let baseQuery = base.query { queries.insert(baseQuery, at: 0) }
+        if let encoded = spec.encodedQuery {
+            try checkQuery(encoded)
+            queries.append(encoded)
+        }
+        let query = queries.filter { !$0.isEmpty }.joined(separator: "&")
+        if !query.isEmpty {
             path += "?"
             path += query
         }
@@ -86,6 +85,17 @@ enum RequestBuilder {
     /// query or a fragment; interpolated values are escaped already, and so
     /// is non-ASCII literal text (only ``RoutePath/init(escaped:)`` can bring
     /// a raw non-ASCII byte here).
+    /// An encoded query may hold anything a query may, but no space, control
+    /// or non-ASCII character, and no fragment.
+    private static func checkQuery(_ query: String) throws(CourierError) {
+        for byte in query.utf8 where byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "#") {
+            throw CourierError(
+                .invalidRequest, stage: .build,
+                message: "encoded query \"\(query.prefix(200))\" contains a space, a control or non-ASCII "
+                    + "character, or '#'; percent-encode it")
+        }
+    }
+
     private static func checkPath(_ path: String) throws(CourierError) {
         for byte in path.utf8
         where byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "?") {

@@ -197,6 +197,15 @@ extension Endpoint {
         return copy
     }
 
+    /// A copy that sends `query`, already encoded, exactly as given (after
+    /// the endpoint's own query parameters): for a pre-signed URL, whose
+    /// signature covers the query byte for byte.
+    public func encodedQuery(_ query: String) -> Endpoint {
+        var copy = self
+        copy.spec.encodedQuery = query
+        return copy
+    }
+
     /// A copy with plugins added after the endpoint's own (which run after the client's).
     public func adding(plugins: [any Plugin]) -> Endpoint {
         var copy = self

@@ -92,6 +92,13 @@ public struct EndpointSpec: Sendable {
         get { box.fields.transformer }
         set { SharedFields.unique(&box).fields.transformer = newValue }
     }
+    /// A query string already encoded — a pre-signed URL's, or one a
+    /// generated client built — sent exactly as given, after the base URL's
+    /// query and the encoded ``query`` parameters.
+    public var encodedQuery: String? {
+        get { box.fields.encodedQuery }
+        set { SharedFields.unique(&box).fields.encodedQuery = newValue }
+    }
     /// Write the response body to a file instead of memory.
     public var destination: DownloadDestination? {
         get { box.fields.destination }
@@ -164,6 +171,7 @@ public struct EndpointSpec: Sendable {
         var decoder: (any ResponseDecoder)? = nil
         var transformer: (any ResponseTransformer)? = nil
         var destination: DownloadDestination? = nil
+        var encodedQuery: String? = nil
         var maxBodySize: Int? = nil
         var maxDownloadSize: Int64? = nil
         var concurrencyPolicy: ConcurrencyPolicy? = nil

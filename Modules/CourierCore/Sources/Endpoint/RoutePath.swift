@@ -78,6 +78,14 @@ public struct RoutePath: Sendable, Hashable, CustomStringConvertible, Expressibl
         self.template = escaped
     }
 
+    /// A path given as already-escaped text, with the name logs and metrics
+    /// show for it (a generated client's operation ID, say), so that ids in
+    /// the path never become labels.
+    public init(escaped: String, template: String) {
+        self.escaped = escaped
+        self.template = template
+    }
+
     /// The escaped path.
     public var description: String { escaped }
 

@@ -61,6 +61,10 @@ extension CourierError {
         /// (``CourierError/underlying`` says which). Never ends a call by
         /// itself: the network answers instead.
         public static let cache = Code("cache")
+        /// The client's ``NetworkMonitor`` said the machine is offline: the
+        /// attempt was refused before any socket was opened. Not retried by
+        /// default (``RetryPolicy/retryIf`` can opt in).
+        public static let offline = Code("offline")
     }
 
     /// Where in the pipeline a call failed. The order is the pipeline's order.

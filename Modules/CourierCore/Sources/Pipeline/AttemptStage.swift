@@ -5,7 +5,7 @@ import HTTPTypes
 /// ``CallBudget``.
 ///
 /// One attempt, in order: begin it (number, share of the deadline) → the
-/// per-attempt interceptors → plugins `prepare`, `willSend` → the transport →
+/// reachability gate → the per-attempt interceptors → plugins `prepare`, `willSend` → the transport →
 /// plugins `didReceive` → validation. A failed attempt goes to the retry
 /// policy, which says stop, or wait and go round again.
 enum AttemptStage {
@@ -101,6 +101,16 @@ enum AttemptStage {
         var context = state.context
         context.attempt = number
         let settings = state.settings
+        if let monitor = settings.networkMonitor {
+            let status = monitor.status
+            guard status.isOnline else {
+                var error = CourierError(
+                    .offline, stage: .transport, message: "offline (\(status.reason)): nothing was sent")
+                error.request = request.head
+                error.attempt = number
+                throw error
+            }
+        }
         // A download is written to a staging file and moved into place only
         // once validated; whatever happens in between, the staging file goes.
         var staging: DownloadStaging?

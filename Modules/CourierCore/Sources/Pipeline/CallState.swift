@@ -160,6 +160,8 @@ final class CallSettings: Sendable {
     let authenticatesPerAttempt: Bool
     /// The client's cookie jar.
     let cookies: (any CookieStorage)?
+    /// The client's reachability gate.
+    let networkMonitor: (any NetworkMonitor)?
 
     /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
     convenience init(_ configuration: APIClient.Configuration) {
@@ -196,6 +198,7 @@ final class CallSettings: Sendable {
         authenticatesPerCall = callInterceptors.contains(where: Self.authenticates)
         authenticatesPerAttempt = attemptInterceptors.contains(where: Self.authenticates)
         cookies = configuration.cookies
+        networkMonitor = configuration.networkMonitor
     }
 
     private static func authenticates(_ interceptor: any Interceptor) -> Bool {

@@ -1,0 +1,197 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    @_spi(Locking) import CourierCore
+    import HTTPTypes
+    import NIOCore
+    import NIOHTTP1
+    import NIOPosix
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
+
+    /// One request and its response over an `HTTPClient`: the head checked as
+    /// every transport checks it, the body read into memory up to
+    /// ``CourierCore/TransportOptions/maxBodySize`` or streamed to the
+    /// download's file — written on NIO's thread pool, never on the Swift
+    /// concurrency pool.
+    struct AHCExchange: Sendable {
+        let request: OutgoingRequest
+        let options: TransportOptions
+
+        /// Sends `request` through `once`, and once more — reporting it in
+        /// ``CourierCore/TransportMetrics/resends`` — when an idempotent
+        /// request with a body that can be sent again met a kept-alive
+        /// connection that died before any response (no connection was opened
+        /// meanwhile, so it went out on an old one): what libcurl does for
+        /// CurlTransport (RFC 9110 §9.2.2). Any other request, and a request
+        /// a new connection failed, fails with that error, so that Courier's
+        /// retry policy decides.
+        static func resending(
+            _ request: OutgoingRequest, connections: ConnectionCount,
+            once: (OutgoingRequest) async throws -> RawResponse
+        ) async throws -> RawResponse {
+            let opened = connections.value
+            let idempotent: Set<HTTPRequest.Method> = [.get, .head, .put, .delete, .options, .trace]
+            do {
+                return try await once(request)
+            } catch let early as BeforeHead {
+                let error = early.error
+                guard [.connectionReset, .emptyResponse].contains(error.code), connections.value == opened,
+                    idempotent.contains(request.head.method), request.body?.isReplayable ?? true
+                else { throw error }
+                do {
+                    var response = try await once(request)
+                    response.metrics.resends = 1
+                    return response
+                } catch let again as BeforeHead {
+                    throw again.error
+                }
+            }
+        }
+
+        func run(on client: HTTPClient) async throws -> RawResponse {
+            let started = ContinuousClock.now
+            let (outgoing, sent) = try await prepared()
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(outgoing, deadline: .distantFuture)
+            } catch {
+                throw BeforeHead(
+                    error: AHCErrorMapping.map(error, cancelled: Task.isCancelled, beforeHead: true))
+            }
+            let head = try checkedHead(response)
+            if let total = request.body?.length {
+                options.progress?(TransferProgress(direction: .upload, completed: total, total: total))
+            }
+            let (body, received) = try await read(response, head: head)
+            let metrics = TransportMetrics(
+                total: ContinuousClock.now - started, bytesSent: sent.value, bytesReceived: received,
+                httpVersion: response.version.major == 2
+                    ? "2" : "\(response.version.major).\(response.version.minor)")
+            return RawResponse(head: head, body: body, metrics: metrics)
+        }
+
+        /// The request for async-http-client, and a counter of the body bytes it sends.
+        private func prepared() async throws -> (HTTPClientRequest, SentBytes) {
+            let head = request.head
+            guard let scheme = head.scheme, let authority = head.authority, let path = head.path else {
+                throw TransportError(.other, "the request has no scheme, authority or path")
+            }
+            var outgoing = HTTPClientRequest(url: "\(scheme)://\(authority)\(path)")
+            outgoing.method = HTTPMethod(rawValue: head.method.rawValue)
+            var headers = HTTPHeaders(head.headerFields.map { ($0.name.rawName, $0.value) })
+            // What CurlTransport asks for too; bodies are decoded before any limit is applied.
+            if !headers.contains(name: "Accept-Encoding") {
+                headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+            }
+            outgoing.headers = headers
+            let sent = SentBytes()
+            if let body = request.body {
+                if let parts = body.parts, parts.allSatisfy({ if case .bytes = $0 { true } else { false } }) {
+                    var buffer = ByteBuffer()
+                    for case .bytes(let bytes) in parts { buffer.writeBytes(bytes) }
+                    sent.value = Int64(buffer.readableBytes)
+                    outgoing.body = .bytes(buffer)
+                } else {
+                    let chunks = ByteBufferChunks(
+                        body.chunks(), sent: sent, progress: options.progress, total: body.length)
+                    outgoing.body = .stream(chunks, length: body.length.map { .known($0) } ?? .unknown)
+                }
+            }
+            return (outgoing, sent)
+        }
+
+        /// The response head as Courier's types, refused like every
+        /// transport refuses one: ambiguous framing, or a length announced
+        /// over the limit.
+        private func checkedHead(_ response: HTTPClientResponse) throws -> HTTPResponse {
+            var fields = HTTPFields()
+            for header in response.headers {
+                guard let name = HTTPField.Name(header.name) else { continue }
+                fields.append(HTTPField(name: name, value: header.value))
+            }
+            try ResponseHeadCheck.validate(fields)
+            let limit = options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize
+            if let limit, let length = try ResponseHeadCheck.contentLength(fields[values: .contentLength]),
+                fields[.contentEncoding] == nil, Int64(length) > limit
+            {
+                throw TransportError(
+                    .bodyTooLarge, "the response announces \(length) bytes, over the limit of \(limit)")
+            }
+            return HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields)
+        }
+
+        /// The body: to the download's file, or into memory, up to the limit.
+        private func read(_ response: HTTPClientResponse, head: HTTPResponse) async throws -> (
+            ResponseBody, Int64
+        ) {
+            var received: Int64 = 0
+            guard let destination = options.destination else {
+                var bytes: [UInt8] = []
+                if head.headerFields[.contentEncoding] == nil,
+                    let length = try? ResponseHeadCheck.contentLength(
+                        head.headerFields[values: .contentLength]),
+                    length <= options.maxBodySize
+                {
+                    bytes.reserveCapacity(length)
+                }
+                for try await buffer in response.body {
+                    received += Int64(buffer.readableBytes)
+                    guard received <= options.maxBodySize else {
+                        throw TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
+                    }
+                    buffer.withUnsafeReadableBytes {
+                        bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self))
+                    }
+                    options.progress?(TransferProgress(direction: .download, completed: received, total: nil))
+                }
+                return (.bytes(bytes), received)
+            }
+            let file = try DownloadFile(destination, head: head)
+            do {
+                for try await buffer in response.body {
+                    received += Int64(buffer.readableBytes)
+                    if let limit = options.maxDownloadSize, received > limit {
+                        throw TransportError(.bodyTooLarge, "the download exceeds \(limit) bytes")
+                    }
+                    try await file.write(buffer)
+                    options.progress?(TransferProgress(direction: .download, completed: received, total: nil))
+                }
+                let identity = head.headerFields[.contentEncoding] == nil
+                let hasBody =
+                    request.head.method != .head && head.status.code != 204 && head.status.code != 304
+                let length = try ResponseHeadCheck.contentLength(head.headerFields[values: .contentLength])
+                let expected = identity && hasBody ? length.map(Int64.init) : nil
+                return (.file(try await file.commit(expectedLength: expected)), received)
+            } catch {
+                file.discard()
+                throw error
+            }
+        }
+    }
+
+    /// A failure before any response head arrived: the request may be sent
+    /// again (``AHCExchange/resending(_:once:)``). Never leaves the transport.
+    struct BeforeHead: Error {
+        let error: TransportError
+    }
+
+    /// How many connections a transport opened.
+    final class ConnectionCount: Sendable {
+        private let count = Locked(0)
+        var value: Int { count.withLock { $0 } }
+        func increment() { count.withLock { $0 += 1 } }
+    }
+
+    /// How many request body bytes went out, counted as the body is pulled.
+    final class SentBytes: Sendable {
+        private let count = Locked<Int64>(0)
+        var value: Int64 {
+            get { count.withLock { $0 } }
+            set { count.withLock { $0 = newValue } }
+        }
+    }
+#endif

@@ -1,0 +1,193 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    import CourierCore
+    import HTTPTypes
+    import NIOCore
+    import NIOHTTPCompression
+    import NIOPosix
+
+    /// A ``CourierCore/Transport`` over async-http-client (SwiftNIO): for a
+    /// server that already runs on SwiftNIO and wants one event loop group,
+    /// one connection pool and NIOSSL for everything.
+    ///
+    /// Redirects are followed by Courier's ``CourierCore/RedirectPolicy``
+    /// (async-http-client's own are off), so the cross-origin rules and the
+    /// cookie jar hold as over every transport; the per-request timeout is a
+    /// total deadline, body included. Gaps: pinned public keys (NIOSSL has no
+    /// pinning that async-http-client exposes) fail with
+    /// ``CourierCore/TransportError/Code/unsupported``; the rest is listed in
+    /// the module's README.
+    ///
+    /// Needs the package's `AsyncHTTPClient` trait:
+    ///
+    /// ```swift
+    /// .package(url: "https://github.com/courier-swift/courier.git", from: "0.1.0", traits: ["AsyncHTTPClient"])
+    /// ```
+    /// ```swift
+    /// let transport = try AsyncHTTPClientTransport(configuration: .init(tls: TLSSettings(caBundlePath: ca)))
+    /// let client = APIClient(transport: transport, decoder: .codable)
+    /// // …
+    /// await transport.shutdown()
+    /// ```
+    public final class AsyncHTTPClientTransport: Transport {
+        /// How the transport connects.
+        public struct Configuration: Sendable {
+            /// How redirects are followed.
+            public var redirects: RedirectPolicy
+            /// Trust and identity: a private CA, a client certificate.
+            public var tls: TLSSettings
+            /// The longest a connection may take to open: 10 s.
+            public var connectTimeout: Duration
+            /// How many HTTP/1.1 connections per host the pool keeps open at once: 8.
+            public var maxConnectionsPerHost: Int
+            /// How long an idle connection stays in the pool: 60 s.
+            public var idleTimeout: Duration
+            /// Whether HTTP/2 may be negotiated (ALPN, over TLS): `true`.
+            public var allowsHTTP2: Bool
+
+            /// Creates a configuration.
+            public init(
+                redirects: RedirectPolicy = .follow, tls: TLSSettings = .system,
+                connectTimeout: Duration = .seconds(10),
+                maxConnectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(60), allowsHTTP2: Bool = true
+            ) {
+                self.redirects = redirects
+                self.tls = tls
+                self.connectTimeout = connectTimeout
+                self.maxConnectionsPerHost = maxConnectionsPerHost
+                self.idleTimeout = idleTimeout
+                self.allowsHTTP2 = allowsHTTP2
+            }
+        }
+
+        private let client: HTTPClient
+        private let configuration: Configuration
+        /// Connections opened so far: a request that fails while none was
+        /// opened went out on a kept-alive one.
+        private let connections = ConnectionCount()
+
+        /// Creates a transport with its own `HTTPClient` on the process's
+        /// shared event loop group; call ``shutdown()`` when done with it.
+        ///
+        /// - Throws: ``CourierCore/TransportError/Code/unsupported`` for pinned
+        ///   public keys; ``CourierCore/TransportError/Code/tls`` when a CA
+        ///   bundle, certificate or key cannot be read.
+        public init(configuration: Configuration = .init()) throws(TransportError) {
+            var settings = HTTPClient.Configuration(
+                tlsConfiguration: try AHCTLS.configuration(configuration.tls),
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: .nanoseconds(Int64(configuration.connectTimeout.seconds * 1e9))),
+                decompression: .enabled(limit: .none))
+            settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(
+                1, configuration.maxConnectionsPerHost)
+            settings.connectionPool.idleTimeout = .nanoseconds(Int64(configuration.idleTimeout.seconds * 1e9))
+            settings.httpVersion = configuration.allowsHTTP2 ? .automatic : .http1Only
+            let connections = connections
+            settings.http1_1ConnectionDebugInitializer = { channel in
+                connections.increment()
+                return channel.eventLoop.makeSucceededVoidFuture()
+            }
+            settings.http2ConnectionDebugInitializer = settings.http1_1ConnectionDebugInitializer
+            client = HTTPClient(
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
+            self.configuration = configuration
+        }
+
+        /// A process-wide transport with the default configuration, never shut down.
+        public static let shared: AsyncHTTPClientTransport = {
+            do {
+                return try AsyncHTTPClientTransport()
+            } catch {
+                // The default configuration has no files to read and no pins.
+                preconditionFailure("the default AsyncHTTPClientTransport failed: \(error)")
+            }
+        }()
+
+        /// Sends the request; see ``CourierCore/Transport`` for the contract.
+        public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+            try Task.checkCancellation()
+            if options.cancellation?.isCancelled == true { throw CancellationError() }
+            return try await configuration.redirects.exchange(request, options: options) { request in
+                try await perform(request, options: options)
+            }
+        }
+
+        /// Closes every connection and stops the client; requests after it
+        /// fail. A connection that the server had already closed is not an
+        /// error here: there is nothing left to do about it.
+        public func shutdown() async {
+            try? await client.shutdown()
+        }
+
+        /// One hop, bounded by the total deadline and stopped by cancellation
+        /// of the task or of the call.
+        private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws
+            -> RawResponse
+        {
+            try await AHCExchange.resending(request, connections: connections) {
+                try await self.once($0, options: options)
+            }
+        }
+
+        private func once(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+            let client = self.client
+            if options.timeout == nil, options.cancellation == nil {
+                // Nothing to stop it but the task's own cancellation, which
+                // async-http-client observes: no task of our own needed.
+                do {
+                    return try await AHCExchange(request: request, options: options).run(on: client)
+                } catch let early as BeforeHead {
+                    throw Task.isCancelled ? AHCErrorMapping.map(early.error, cancelled: true) : early
+                } catch {
+                    throw AHCErrorMapping.map(error, cancelled: Task.isCancelled)
+                }
+            }
+            let work = Task {
+                guard let timeout = options.timeout else {
+                    return try await AHCExchange(request: request, options: options).run(on: client)
+                }
+                return try await withThrowingTaskGroup(of: RawResponse.self) { group in
+                    group.addTask {
+                        try await AHCExchange(request: request, options: options).run(on: client)
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: timeout)
+                        throw TransportError(.timedOut, "no complete response within \(timeout)")
+                    }
+                    defer { group.cancelAll() }
+                    guard let first = try await group.next() else {
+                        throw TransportError(.other, "the exchange ended without a result")
+                    }
+                    return first
+                }
+            }
+            do {
+                return try await options.withCancellationHandler(
+                    { try await work.value }, onCancel: { work.cancel() })
+            } catch let early as BeforeHead where !work.isCancelled {
+                throw early  // for `resending`, which unwraps it
+            } catch let early as BeforeHead {
+                throw AHCErrorMapping.map(early.error, cancelled: true)
+            } catch {
+                throw AHCErrorMapping.map(error, cancelled: work.isCancelled)
+            }
+        }
+    }
+
+    /// Runs `body` with a new transport and shuts it down afterwards, whether
+    /// `body` returns or throws.
+    public func withAsyncHTTPClientTransport<T: Sendable>(
+        configuration: AsyncHTTPClientTransport.Configuration = .init(),
+        _ body: (AsyncHTTPClientTransport) async throws -> T
+    ) async throws -> T {
+        let transport = try AsyncHTTPClientTransport(configuration: configuration)
+        do {
+            let result = try await body(transport)
+            await transport.shutdown()
+            return result
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+    }
+#endif

@@ -1,0 +1,43 @@
+#if canImport(Network)
+    @_spi(Locking) import CourierCore
+    import Network
+
+    /// A ``CourierCore/NetworkMonitor`` for Apple platforms over
+    /// `NWPathMonitor`: online while the current path is `.satisfied`.
+    ///
+    /// ```swift
+    /// let network = PathNetworkMonitor()
+    /// var configuration = APIClient.Configuration(transport: URLSessionTransport.shared)
+    /// configuration.networkMonitor = network
+    /// ```
+    public final class PathNetworkMonitor: NetworkMonitor {
+        private let monitor: NWPathMonitor
+        private let current: Locked<NetworkStatus>
+
+        /// Starts watching the current path, on a queue of its own.
+        public init() {
+            monitor = NWPathMonitor()
+            let current = Locked(Self.status(of: monitor.currentPath))
+            self.current = current
+            monitor.pathUpdateHandler = { path in
+                let status = Self.status(of: path)
+                current.withLock { $0 = status }
+            }
+            monitor.start(queue: DispatchQueue(label: "courier.path-monitor"))
+        }
+
+        deinit { monitor.cancel() }
+
+        /// The state of the path as last reported.
+        public var status: NetworkStatus { current.withLock { $0 } }
+
+        private static func status(of path: NWPath) -> NetworkStatus {
+            let interfaces = path.availableInterfaces.map(\.name).joined(separator: ", ")
+            switch path.status {
+            case .satisfied: return .online("path satisfied via \(interfaces)")
+            case .requiresConnection: return .offline("the path needs a connection to be set up first")
+            default: return .offline("no usable path")
+            }
+        }
+    }
+#endif
