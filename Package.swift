@@ -54,6 +54,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // Tests only: starting child processes (Foundation's Process on Linux
+        // can crash reading /proc/self/fd while other threads open sockets).
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // ThreadSanitizer annotations for CourierCore's lock (weak symbols: no-ops
@@ -160,7 +164,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCacheTests",
-            dependencies: ["CourierCache", "CourierTesting", "CourierCodable"],
+            dependencies: [
+                "CourierCache", "CourierTesting", "CourierCodable",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Modules/CourierCache/Tests"
         ),
         // A second process for the disk store's tests: two processes, one directory.
@@ -237,7 +245,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierReachabilityTests",
-            dependencies: ["CourierReachability", "CourierCore", "CourierTesting"],
+            dependencies: [
+                "CourierReachability", "CourierCore", "CourierTesting",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             path: "Modules/CourierReachability/Tests"
         ),
         .testTarget(

@@ -26,6 +26,9 @@ let suiteDependencies: [Target.Dependency] = [
     .product(name: "CourierMockServer", package: "CourierMockServer"),
     // Locks ThreadSanitizer sees (pthread), for scripts/check-tsan.
     .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+    // Child processes (openssl) without Foundation's Process, which can crash
+    // on Linux reading /proc/self/fd while other threads open sockets.
+    .product(name: "Subprocess", package: "swift-subprocess"),
 ]
 
 let package = Package(
@@ -43,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     ],
     targets: [
         // The contract matrix: what the pipeline claims, end to end over every

@@ -1,5 +1,6 @@
 import CourierMockServer
 import Foundation
+import Subprocess
 
 /// Certificates made for one test by the `openssl` command — a CA, a server
 /// certificate for 127.0.0.1 and a client certificate — and `openssl s_server`
@@ -57,39 +58,32 @@ struct TLSFixture: Sendable {
     func withServer<T: Sendable>(
         requireClientCertificate: Bool = false, _ body: (Int) async throws -> T
     ) async throws -> T {
-        let process = Process()
-        process.executableURL = try Self.openssl()
-        process.arguments =
+        let arguments =
             ["s_server", "-accept", "0", "-www", "-cert", serverCertificatePath, "-key", serverKeyPath]
             + (requireClientCertificate ? ["-Verify", "1", "-CAfile", caPath] : [])
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                continuation.finish()
-            } else {
-                continuation.yield(String(decoding: data, as: UTF8.self))
+        let result = try await Subprocess.run(
+            .name("openssl"), arguments: Arguments(arguments),
+            input: .none, output: .sequence, error: .discarded
+        ) { execution in
+            // Stop s_server however the body ends; `run` then waits for it to exit.
+            defer { try? execution.send(signal: .terminate) }
+            guard let port = try await Self.listeningPort(in: execution.standardOutput) else {
+                throw FixtureError("openssl s_server did not start")
             }
+            return try await body(port)
         }
-        try process.run()
-        defer {
-            process.terminate()
-            output.fileHandleForReading.readabilityHandler = nil
-        }
-        // s_server prints "ACCEPT [::]:PORT" once it listens; give up after two minutes
-        // (a safety net for a loaded machine, never reached when s_server starts).
-        let port = try await withThrowingTaskGroup(of: Int?.self) { group in
+        return result.closureResult
+    }
+
+    /// The port from s_server's "ACCEPT [::]:PORT" line, or nil when its
+    /// output ends first; gives up after two minutes (a safety net for a
+    /// loaded machine, never reached when s_server starts).
+    private static func listeningPort(in output: SubprocessOutputSequence) async throws -> Int? {
+        try await withThrowingTaskGroup(of: Int?.self) { group in
             group.addTask {
-                var seen = ""
-                for await chunk in lines {
-                    seen += chunk
-                    if let line = seen.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT") }),
-                        let port = line.split(separator: ":").last.flatMap({ Int($0) })
-                    {
-                        return port
+                for try await line in output.strings() where line.hasPrefix("ACCEPT") {
+                    return line.split(separator: ":").last.flatMap {
+                        Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
                     }
                 }
                 return nil
@@ -102,8 +96,6 @@ struct TLSFixture: Sendable {
             group.cancelAll()
             return first
         }
-        guard let port else { throw FixtureError("openssl s_server did not start") }
-        return try await body(port)
     }
 
     struct FixtureError: Error, CustomStringConvertible {
@@ -111,24 +103,11 @@ struct TLSFixture: Sendable {
         init(_ description: String) { self.description = description }
     }
 
-    private static func openssl() throws -> URL {
-        for directory in ["/usr/bin", "/usr/local/bin", "/bin"] {
-            let url = URL(fileURLWithPath: directory).appendingPathComponent("openssl")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw FixtureError("the openssl command is missing (scripts/bootstrap installs it)")
-    }
-
     private static func run(_ arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = try openssl()
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+        let result = try await Subprocess.run(
+            .name("openssl"), arguments: Arguments(arguments), output: .discarded, error: .discarded)
+        guard result.terminationStatus.isSuccess else {
+            throw FixtureError("openssl \(arguments.first ?? "") failed: \(result.terminationStatus)")
         }
-        guard status == 0 else { throw FixtureError("openssl \(arguments.first ?? "") failed: \(status)") }
     }
 }

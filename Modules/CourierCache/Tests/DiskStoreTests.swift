@@ -2,6 +2,8 @@ import CourierCore
 import CourierTesting
 import Foundation
 import HTTPTypes
+import Subprocess
+import SystemPackage
 import Testing
 
 @testable import CourierCache
@@ -171,7 +173,7 @@ struct DiskStoreTests {
         try await withTemporaryDirectory { directory in
             // The probe writes 200 entries (half of them in files) while this
             // process writes 200 of its own and reads the probe's.
-            let probe = try Self.probe(directory, "put", "other", "200", "20000")
+            async let probe = Self.probe(directory, "put", "other", "200", "20000")
             let store = try await DiskStore.open(directory: directory)
             for index in 0..<200 {
                 let body = Array("mine \(index)".utf8)
@@ -179,8 +181,8 @@ struct DiskStoreTests {
                     CacheEntry(status: 200, headerFields: [:], body: body, storedAt: now, expiresAt: nil),
                     for: CacheKey(hashing: "mine-\(index)"))
             }
-            probe.waitUntilExit()
-            #expect(probe.terminationStatus == 0)
+            let written = try await probe
+            #expect(written.succeeded, "\(written.printed)")
             // This process reads every entry the other wrote…
             var theirs = 0
             for index in 0..<200 {
@@ -193,12 +195,9 @@ struct DiskStoreTests {
             }
             #expect(theirs == 200)
             // …and the other process reads every entry this one wrote.
-            let reader = try Self.probe(directory, "get", "mine", "200")
-            let output = reader.standardOutput as? Pipe
-            reader.waitUntilExit()
-            let printed = String(
-                decoding: output?.fileHandleForReading.readDataToEndOfFile() ?? Data(), as: UTF8.self)
-            #expect(printed.contains("found 200"), "\(printed)")
+            let read = try await Self.probe(directory, "get", "mine", "200")
+            #expect(read.succeeded)
+            #expect(read.printed.contains("found 200"), "\(read.printed)")
             #expect(try await store.count() == 400)
         }
     }
@@ -230,18 +229,19 @@ struct DiskStoreTests {
         return (attributes[.posixPermissions] as? Int ?? -1) & 0o777
     }
 
-    /// Starts `courier-cache-probe` (built beside this test binary) with `arguments`.
-    static func probe(_ directory: URL, _ arguments: String...) throws -> Process {
+    /// Runs `courier-cache-probe` (built beside this test binary) with
+    /// `arguments`; whether it exited 0, and what it printed.
+    static func probe(
+        _ directory: URL, _ arguments: String...
+    ) async throws -> (succeeded: Bool, printed: String) {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("courier-cache-probe")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: binary.path])
         }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = [directory.path] + arguments
-        process.standardOutput = Pipe()
-        try process.run()
-        return process
+        let result = try await Subprocess.run(
+            .path(.init(binary.path)), arguments: Arguments([directory.path] + arguments),
+            output: .string(limit: 1 << 20), error: .string(limit: 1 << 20))
+        return (result.terminationStatus.isSuccess, result.standardOutput + result.standardError)
     }
 }

@@ -2,6 +2,8 @@
     import CourierCore
     import CourierReachability
     import Foundation
+    import Subprocess
+    import SystemPackage
     import Testing
 
     /// The netlink monitor against the kernel: the process's own routes,
@@ -14,7 +16,8 @@
             let monitor = try await NetlinkNetworkMonitor.start()
             defer { monitor.stop() }
             let defaults =
-                try IP.run(["route", "show", "default"]) + IP.run(["-6", "route", "show", "default"])
+                try await IP.run(["route", "show", "default"])
+                + IP.run(["-6", "route", "show", "default"])
             let expected = defaults.split(separator: "\n").contains { line in
                 !line.contains("unreachable") && !line.contains("blackhole") && !line.contains("linkdown")
             }
@@ -26,38 +29,50 @@
             let outside = "cv\(namespace.suffix(6))a"
             let inside = "cv\(namespace.suffix(6))b"
             do {
-                _ = try IP.run(["netns", "add", namespace])
+                _ = try await IP.run(["netns", "add", namespace])
             } catch {
                 Issue.record("cannot create a network namespace (needs CAP_NET_ADMIN): \(error)")
                 return
             }
-            defer {
-                _ = try? IP.run(["link", "del", outside])
-                _ = try? IP.run(["netns", "del", namespace])
+            let outcome: Result<Void, any Error>
+            do {
+                try await Self.follow(namespace: namespace, outside: outside, inside: inside)
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
             }
+            _ = try? await IP.run(["link", "del", outside])
+            _ = try? await IP.run(["netns", "del", namespace])
+            try outcome.get()
+        }
+
+        /// Starts a monitor in `namespace`, then adds a veth pair and a default
+        /// route, takes the link down and up, and deletes the route, checking
+        /// the status the monitor reports after each step.
+        static func follow(namespace: String, outside: String, inside: String) async throws {
             let monitor = try await NetlinkNetworkMonitor.start(networkNamespace: namespace)
             defer { monitor.stop() }
             var updates = monitor.statusUpdates().makeAsyncIterator()
             #expect(await updates.next() == .offline("no default route"))
 
-            _ = try IP.run([
+            _ = try await IP.run([
                 "link", "add", outside, "type", "veth", "peer", "name", inside, "netns", namespace,
             ])
-            _ = try IP.run(["link", "set", outside, "up"])
-            _ = try IP.run(["-n", namespace, "link", "set", inside, "up"])
-            _ = try IP.run(["-n", namespace, "addr", "add", "10.213.0.2/24", "dev", inside])
-            _ = try IP.run(["-n", namespace, "route", "add", "default", "via", "10.213.0.1"])
+            _ = try await IP.run(["link", "set", outside, "up"])
+            _ = try await IP.run(["-n", namespace, "link", "set", inside, "up"])
+            _ = try await IP.run(["-n", namespace, "addr", "add", "10.213.0.2/24", "dev", inside])
+            _ = try await IP.run(["-n", namespace, "route", "add", "default", "via", "10.213.0.1"])
             let online = await Self.next(&updates) { $0.isOnline }
             #expect(online == .online("IPv4 default route via \(inside)"))
 
-            _ = try IP.run(["-n", namespace, "link", "set", inside, "down"])
+            _ = try await IP.run(["-n", namespace, "link", "set", inside, "down"])
             let down = await Self.next(&updates) { !$0.isOnline }
             #expect(down?.isOnline == false, "\(String(describing: down))")
 
-            _ = try IP.run(["-n", namespace, "link", "set", inside, "up"])
-            _ = try IP.run(["-n", namespace, "route", "replace", "default", "via", "10.213.0.1"])
+            _ = try await IP.run(["-n", namespace, "link", "set", inside, "up"])
+            _ = try await IP.run(["-n", namespace, "route", "replace", "default", "via", "10.213.0.1"])
             #expect(await Self.next(&updates) { $0.isOnline }?.isOnline == true)
-            _ = try IP.run(["-n", namespace, "route", "del", "default"])
+            _ = try await IP.run(["-n", namespace, "route", "del", "default"])
             #expect(await Self.next(&updates) { !$0.isOnline } == .offline("no default route"))
 
             // The stream ends when the monitor stops.
@@ -93,26 +108,16 @@
         }
 
         /// Runs `ip arguments…` and returns what it printed; throws when it fails.
-        static func run(_ arguments: [String]) throws -> String {
+        static func run(_ arguments: [String]) async throws -> String {
             guard let path else { throw Failed(description: "iproute2's ip is not installed") }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-            let output = Pipe()
-            let errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            let printed = output.fileHandleForReading.readDataToEndOfFile()
-            let complaint = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
+            let result = try await Subprocess.run(
+                .path(.init(path)), arguments: Arguments(arguments),
+                output: .string(limit: 1 << 20), error: .string(limit: 1 << 20))
+            guard result.terminationStatus.isSuccess else {
                 throw Failed(
-                    description:
-                        "ip \(arguments.joined(separator: " ")): \(String(decoding: complaint, as: UTF8.self))"
-                )
+                    description: "ip \(arguments.joined(separator: " ")): \(result.standardError)")
             }
-            return String(decoding: printed, as: UTF8.self)
+            return result.standardOutput
         }
     }
 #endif
