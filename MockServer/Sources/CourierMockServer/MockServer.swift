@@ -65,6 +65,8 @@ public final class MockServer: Sendable {
 
     private struct State {
         var listener: (any Channel)?
+        /// Holds the port while connections are refused.
+        var reservation: PortReservation?
         var stopped = false
     }
 
@@ -177,12 +179,28 @@ public final class MockServer: Sendable {
             defer { state.listener = nil }
             return state.listener
         }
-        try await listener?.close()
+        guard let listener else { return }
+        let address = listener.localAddress
+        try await listener.close()
+        guard let address else { return }
+        let reservation = try PortReservation(address)
+        let kept = state.withLockedValue { state in
+            guard !state.stopped, state.reservation == nil else { return false }
+            state.reservation = reservation
+            return true
+        }
+        if !kept { reservation.release() }
     }
 
     /// Listens again on the same port after ``refuseConnections()``.
     public func acceptConnections() async throws {
-        guard state.withLockedValue({ $0.listener == nil && !$0.stopped }) else { return }
+        let reservation = state.withLockedValue { state -> PortReservation?? in
+            guard state.listener == nil, !state.stopped else { return nil }
+            defer { state.reservation = nil }
+            return .some(state.reservation)
+        }
+        guard let reservation else { return }
+        reservation?.release()
         let listener = try await Self.bind(core: core, group: group, host: host, port: port)
         state.withLockedValue { $0.listener = listener }
     }
@@ -199,11 +217,15 @@ public final class MockServer: Sendable {
 
     /// Stops listening and closes every connection.
     public func stop() async {
-        let listener = state.withLockedValue { state in
+        let (listener, reservation) = state.withLockedValue { state in
             state.stopped = true
-            defer { state.listener = nil }
-            return state.listener
+            defer {
+                state.listener = nil
+                state.reservation = nil
+            }
+            return (state.listener, state.reservation)
         }
+        reservation?.release()
         try? await listener?.close()
         for child in core.closeConnections() { try? await child.close() }
     }

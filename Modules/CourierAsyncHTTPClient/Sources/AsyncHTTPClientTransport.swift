@@ -81,6 +81,11 @@
             settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(
                 1, configuration.maxConnectionsPerHost)
             settings.connectionPool.idleTimeout = .nanoseconds(Int64(configuration.idleTimeout.seconds * 1e9))
+            // A refused or failed connection (TLS included) fails the request at
+            // once, as on every transport: retrying is the RetryPolicy's call
+            // (counted, logged, on the client's clock), not a hidden backoff
+            // until the connect timeout.
+            settings.connectionPool.retryConnectionEstablishment = false
             settings.httpVersion = configuration.allowsHTTP2 ? .automatic : .http1Only
             let connections = connections
             settings.http1_1ConnectionDebugInitializer = { channel in
