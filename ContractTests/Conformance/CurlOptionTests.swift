@@ -83,37 +83,9 @@ struct CurlLimitTests {
     }
 
     @Test func aCancelledWaitingRequestLeavesTheQueue() async throws {
-        let stubs = try ContractLoader.parse(
-            Array(#"{"id": "s", "request": {"urlPath": "/stall"}, "response": {"fault": "stall"}}"#.utf8),
-            file: "<test>")
-        try await withMockServer(.init(stubs: stubs)) { server async throws in
-            let configuration = CurlTransport.Configuration(maxActiveTransfers: 1)
-            try await withCurlTransport(configuration: configuration) { transport async throws in
-                // The first holds the only place; the second waits in the queue.
-                let holder = Task { try await transport.send(request(server, "/stall"), options: .init()) }
-                _ = try await server.journal.waitFor(1)
-                let waiter = Task {
-                    try await transport.send(request(server, "/status/200"), options: .init())
-                }
-                // Wait (bounded) until the transport reports the request queued.
-                var turns = 0
-                while transport.load.waiting == 0, turns < 1_000_000 {
-                    turns += 1
-                    await Task.yield()
-                }
-                #expect(transport.load == (active: 1, waiting: 1))
-                waiter.cancel()
-                await expectTransportError(.cancelled, "a cancelled waiting request") {
-                    try await waiter.value
-                }
-                holder.cancel()
-                await expectTransportError(.cancelled, "the holder") { try await holder.value }
-                // The place is free again.
-                #expect(
-                    try await transport.send(request(server, "/status/204"), options: .init()).statusCode
-                        == 204)
-                #expect(server.journal.entries.map(\.request.path) == ["/stall", "/status/204"])
-            }
+        let configuration = CurlTransport.Configuration(maxActiveTransfers: 1)
+        try await withCurlTransport(configuration: configuration) { transport async throws in
+            try await checkACancelledWaiterLeavesTheQueue(transport) { transport.load }
         }
     }
 }

@@ -28,3 +28,55 @@ func expectTransportError<T>(
         Issue.record("\(what): \(type(of: error)) \(error)")
     }
 }
+
+/// Runs `body` with a mock server whose `/stall` never answers, and a task
+/// that holds one request there (sent through `send` once the server has it):
+/// for filling a transport's only place.
+func withHeldRequest<T: Sendable>(
+    sending send: @escaping @Sendable (MockServer) async throws -> RawResponse,
+    then body: (MockServer, Task<RawResponse, any Error>) async throws -> T
+) async throws -> T {
+    let stubs = try ContractLoader.parse(
+        Array(#"{"id": "s", "request": {"urlPath": "/stall"}, "response": {"fault": "stall"}}"#.utf8),
+        file: "<test>")
+    return try await withMockServer(.init(stubs: stubs)) { server async throws in
+        let holder = Task { try await send(server) }
+        _ = try await server.journal.waitFor(1)
+        return try await body(server, holder)
+    }
+}
+
+/// Yields until `condition` holds (bounded: a safety net against a hang, not a deadline).
+func yieldUntil(_ condition: () -> Bool) async {
+    var turns = 0
+    while !condition(), turns < 1_000_000 {
+        turns += 1
+        await Task.yield()
+    }
+}
+
+/// With a transport that has one place (one transfer, or one connection):
+/// a request held at `/stall` fills it, a second waits, and cancelling the
+/// waiter takes it out of the queue at once; cancelling the holder frees the
+/// place for the next request. `load` is the transport's `(active, waiting)`.
+func checkACancelledWaiterLeavesTheQueue(
+    _ transport: any Transport, load: @escaping () -> (active: Int, waiting: Int)
+) async throws {
+    let send: @Sendable (MockServer) async throws -> RawResponse = {
+        try await transport.send(request($0, "/stall"), options: .init())
+    }
+    try await withHeldRequest(sending: send) { server, holder async throws in
+        let waiter = Task { try await transport.send(request(server, "/status/200"), options: .init()) }
+        await yieldUntil { load().waiting > 0 }
+        #expect(load() == (active: 1, waiting: 1))
+        waiter.cancel()
+        await expectTransportError(.cancelled, "a cancelled waiting request") { try await waiter.value }
+        await yieldUntil { load().waiting == 0 }
+        #expect(load() == (active: 1, waiting: 0))
+        holder.cancel()
+        await expectTransportError(.cancelled, "the holder") { try await holder.value }
+        // The place is free again.
+        #expect(try await transport.send(request(server, "/status/204"), options: .init()).statusCode == 204)
+        #expect(server.journal.entries.map(\.request.path) == ["/stall", "/status/204"])
+    }
+}

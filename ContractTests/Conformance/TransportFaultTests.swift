@@ -136,12 +136,18 @@ struct TransportFaultTests {
     func acceptFault(kind: TransportKind, fault: (ConnectionFault, Set<TransportError.Code>)) async throws {
         try await withMockServer { server async throws in
             server.queueConnectionFaults([fault.0])
+            var codes = fault.1
+            if kind == .asyncHTTPClient, fault.0 == .resetAfterAccept {
+                // async-http-client may report only that the connection closed
+                // before an answer (remoteConnectionClosed), not how.
+                codes.insert(.emptyResponse)
+            }
             try await kind.withFresh { transport async throws in
                 let outcome = await Self.outcome(
                     of: try await transport.send(
                         request(server, "/status/200"),
-                        options: .init(timeout: Outcome.failure(fault.1).deadline)))
-                Self.check(outcome, .failure(fault.1), "\(kind) \(fault.0)")
+                        options: .init(timeout: Outcome.failure(codes).deadline)))
+                Self.check(outcome, .failure(codes), "\(kind) \(fault.0)")
             }
         }
     }

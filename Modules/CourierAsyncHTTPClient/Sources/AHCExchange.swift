@@ -33,13 +33,18 @@
             _ request: OutgoingRequest, connections: ConnectionCount,
             once: (OutgoingRequest) async throws -> RawResponse
         ) async throws -> RawResponse {
-            let opened = connections.value
+            let before = connections.value
             let idempotent: Set<HTTPRequest.Method> = [.get, .head, .put, .delete, .options, .trace]
             do {
                 return try await once(request)
             } catch let early as BeforeHead {
                 let error = early.error
-                guard [.connectionReset, .emptyResponse].contains(error.code), connections.value == opened,
+                // A kept-alive connection was there to be reused, and none was
+                // opened meanwhile: the request went out on an old one. With no
+                // connection open at the start, it needed a new one, and a
+                // connection that fails while opening is the retry policy's.
+                let onAnOldConnection = before.open > 0 && connections.value.opened == before.opened
+                guard [.connectionReset, .emptyResponse].contains(error.code), onAnOldConnection,
                     idempotent.contains(request.head.method), request.body?.isReplayable ?? true
                 else { throw error }
                 do {
@@ -179,11 +184,18 @@
         let error: TransportError
     }
 
-    /// How many connections a transport opened.
+    /// How many connections a transport opened, and how many of them are still open.
     final class ConnectionCount: Sendable {
-        private let count = Locked(0)
-        var value: Int { count.withLock { $0 } }
-        func increment() { count.withLock { $0 += 1 } }
+        private let count = Locked((opened: 0, open: 0))
+        var value: (opened: Int, open: Int) { count.withLock { $0 } }
+        /// Counts a connection from its first moment to its close.
+        func track(_ channel: any Channel) {
+            count.withLock {
+                $0.opened += 1
+                $0.open += 1
+            }
+            channel.closeFuture.whenComplete { _ in self.count.withLock { $0.open -= 1 } }
+        }
     }
 
     /// How many request body bytes went out, counted as the body is pulled.

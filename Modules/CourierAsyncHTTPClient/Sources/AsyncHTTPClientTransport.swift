@@ -39,6 +39,9 @@
             /// The longest a connection may take to open: 10 s.
             public var connectTimeout: Duration
             /// How many HTTP/1.1 connections per host the pool keeps open at once: 8.
+            /// More calls to one host wait for a connection within their own
+            /// deadline (never failing at the connect timeout, as
+            /// async-http-client's own queue would).
             public var maxConnectionsPerHost: Int
             /// How long an idle connection stays in the pool: 60 s.
             public var idleTimeout: Duration
@@ -65,6 +68,9 @@
         /// Connections opened so far: a request that fails while none was
         /// opened went out on a kept-alive one.
         private let connections = ConnectionCount()
+        /// At most ``Configuration/maxConnectionsPerHost`` HTTP/1 exchanges per
+        /// origin inside async-http-client; see ``AHCHostAdmission``.
+        let admission: AHCHostAdmission
 
         /// Creates a transport with its own `HTTPClient` on the process's
         /// shared event loop group; call ``shutdown()`` when done with it.
@@ -89,12 +95,13 @@
             settings.httpVersion = configuration.allowsHTTP2 ? .automatic : .http1Only
             let connections = connections
             settings.http1_1ConnectionDebugInitializer = { channel in
-                connections.increment()
+                connections.track(channel)
                 return channel.eventLoop.makeSucceededVoidFuture()
             }
             settings.http2ConnectionDebugInitializer = settings.http1_1ConnectionDebugInitializer
             client = HTTPClient(
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
+            admission = AHCHostAdmission(limit: configuration.maxConnectionsPerHost)
             self.configuration = configuration
         }
 
@@ -117,6 +124,12 @@
             }
         }
 
+        /// HTTP/1 exchanges inside async-http-client now, and exchanges waiting
+        /// for a connection to their host (``Configuration/maxConnectionsPerHost``
+        /// per origin): for metrics and load shedding. Requests that may share
+        /// one HTTP/2 connection are not counted.
+        public var load: (active: Int, waiting: Int) { admission.load }
+
         /// Closes every connection and stops the client; requests after it
         /// fail. A connection that the server had already closed is not an
         /// error here: there is nothing left to do about it.
@@ -135,12 +148,11 @@
         }
 
         private func once(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
-            let client = self.client
             if options.timeout == nil, options.cancellation == nil {
                 // Nothing to stop it but the task's own cancellation, which
                 // async-http-client observes: no task of our own needed.
                 do {
-                    return try await AHCExchange(request: request, options: options).run(on: client)
+                    return try await exchange(request, options: options)
                 } catch let early as BeforeHead {
                     throw Task.isCancelled ? AHCErrorMapping.map(early.error, cancelled: true) : early
                 } catch {
@@ -149,11 +161,11 @@
             }
             let work = Task {
                 guard let timeout = options.timeout else {
-                    return try await AHCExchange(request: request, options: options).run(on: client)
+                    return try await self.exchange(request, options: options)
                 }
                 return try await withThrowingTaskGroup(of: RawResponse.self) { group in
                     group.addTask {
-                        try await AHCExchange(request: request, options: options).run(on: client)
+                        try await self.exchange(request, options: options)
                     }
                     group.addTask {
                         try await Task.sleep(for: timeout)
@@ -175,6 +187,26 @@
                 throw AHCErrorMapping.map(early.error, cancelled: true)
             } catch {
                 throw AHCErrorMapping.map(error, cancelled: work.isCancelled)
+            }
+        }
+    }
+
+    extension AsyncHTTPClientTransport {
+        /// The exchange itself, admitted per origin first when it will go out
+        /// over HTTP/1: plain `http` always (async-http-client speaks HTTP/2
+        /// only over TLS), `https` when HTTP/2 is off. Requests that may be
+        /// multiplexed over one HTTP/2 connection are not held back.
+        fileprivate func exchange(_ request: OutgoingRequest, options: TransportOptions) async throws
+            -> RawResponse
+        {
+            let client = self.client
+            let head = request.head
+            guard head.scheme == "http" || !configuration.allowsHTTP2 else {
+                return try await AHCExchange(request: request, options: options).run(on: client)
+            }
+            let origin = "\(head.scheme ?? "")://\(head.authority ?? "")"
+            return try await admission.withSlot(for: origin) {
+                try await AHCExchange(request: request, options: options).run(on: client)
             }
         }
     }

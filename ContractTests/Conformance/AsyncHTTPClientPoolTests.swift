@@ -1,0 +1,41 @@
+import CourierAsyncHTTPClient
+import CourierCore
+import CourierMockServer
+import Testing
+
+/// AsyncHTTPClientTransport's per-host limit: more calls than connections
+/// wait for one within their own deadline, and leave the queue when cancelled.
+struct AsyncHTTPClientPoolTests {
+    @Test func aCallWaitsForABusyHostPastTheConnectTimeout() async throws {
+        // The server answers /slow after 5 s; the connect timeout is 2 s.
+        let slow =
+            #"{"id": "slow", "request": {"urlPath": "/slow"}, "response": {"status": 200, "body": "held", "fixedDelayMilliseconds": 5000}}"#
+        let stubs = try ContractLoader.parse(Array(slow.utf8), file: "<test>")
+        try await withMockServer(.init(stubs: stubs)) { server async throws in
+            let configuration = AsyncHTTPClientTransport.Configuration(
+                connectTimeout: .seconds(2), maxConnectionsPerHost: 1)
+            try await withAsyncHTTPClientTransport(configuration: configuration) { transport async throws in
+                // The first holds the only connection for 5 s; the second waits
+                // for it — inside async-http-client's own queue it would fail
+                // once the connect timeout passed (getConnectionFromPoolTimeout).
+                let holder = Task { try await transport.send(request(server, "/slow"), options: .init()) }
+                _ = try await server.journal.waitFor(1)
+                let waiter = try await transport.send(
+                    request(server, "/status/200"), options: .init(timeout: .seconds(600)))
+                #expect(waiter.statusCode == 200)
+                #expect(try await holder.value.statusCode == 200)
+                let entries = server.journal.entries
+                #expect(entries.map(\.request.path) == ["/slow", "/status/200"])
+                #expect(Set(entries.map(\.connectionIndex)).count == 1, "one connection, used in turn")
+                #expect(transport.load == (active: 0, waiting: 0))
+            }
+        }
+    }
+
+    @Test func aCancelledWaiterLeavesTheQueue() async throws {
+        let configuration = AsyncHTTPClientTransport.Configuration(maxConnectionsPerHost: 1)
+        try await withAsyncHTTPClientTransport(configuration: configuration) { transport async throws in
+            try await checkACancelledWaiterLeavesTheQueue(transport) { transport.load }
+        }
+    }
+}
