@@ -35,3 +35,39 @@ public func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> 
 public func report(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
+
+/// What a benchmark prints, kept so that it can also be written to files.
+public final class BenchReport {
+    /// Every line said so far.
+    public private(set) var lines: [String] = []
+
+    /// An empty report.
+    public init() {}
+
+    /// Prints `line` and keeps it.
+    public func say(_ line: String) {
+        print(line)
+        lines.append(line)
+    }
+
+    /// When `BENCH_OUTPUT` names a directory, writes the printed tables to
+    /// `name.md` there and `chart` to `name.svg`, and says where.
+    public func write(name: String, chart: BarChart) {
+        guard let directory = ProcessInfo.processInfo.environment["BENCH_OUTPUT"], !directory.isEmpty else {
+            return
+        }
+        let folder = URL(fileURLWithPath: directory)
+        let markdown = folder.appendingPathComponent("\(name).md")
+        let svg = folder.appendingPathComponent("\(name).svg")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let text = (["# \(chart.title)", "", "![\(chart.caption)](\(name).svg)", ""] + lines).joined(
+                separator: "\n")
+            try Data((text + "\n").utf8).write(to: markdown, options: .atomic)
+            try chart.write(to: svg)
+            report("wrote \(markdown.path) and \(svg.path)")
+        } catch {
+            report("could not write the results to \(directory): \(error)")
+        }
+    }
+}

@@ -206,26 +206,37 @@ for round in 1...rounds {
 }
 try await ahc.shutdown()
 
-print(
+let output = BenchReport()
+output.say(
     "Medians of \(rounds) interleaved rounds; ratios are per-round ratios to raw C libcurl, then the median.")
+var chartGroups: [BarChart.Group] = []
 for workload in chosenWorkloads {
     let unit = workload.download ? "MiB/s" : "req/s"
     let cpuUnit = workload.download ? "CPU µs/MiB" : "CPU µs/req"
-    print("\n\(workload.name)")
+    output.say("\n\(workload.name)")
     let memory = workload.download ? " peak RSS growth MiB |" : ""
-    print("| contender | \(unit) | × raw | \(cpuUnit) | × raw |\(memory)")
-    print("|---|---|---|---|---|" + (workload.download ? "---|" : ""))
+    output.say("| contender | \(unit) | × raw | \(cpuUnit) | × raw |\(memory)")
+    output.say("|---|---|---|---|---|" + (workload.download ? "---|" : ""))
     let raw = samples[workload.name]?[.raw] ?? []
+    var bars: [(name: String, value: Double)] = []
     for contender in contenders {
         let mine = samples[workload.name]?[contender] ?? []
         let speedRatio = median(zip(mine, raw).map { $0.requestsPerSecond / $1.requestsPerSecond })
         let cpuRatio = median(zip(mine, raw).map { $0.cpuMicrosPerRequest / $1.cpuMicrosPerRequest })
+        bars.append((contender.rawValue, cpuRatio))
         let growth =
             workload.download ? " \(String(format: "%.1f", median(mine.map(\.peakGrowthMiB)))) |" : ""
-        print(
+        output.say(
             "| \(contender.rawValue) | \(String(format: "%.0f", median(mine.map(\.requestsPerSecond)))) | "
                 + "\(String(format: "%.2f", speedRatio)) | \(String(format: "%.1f", median(mine.map(\.cpuMicrosPerRequest)))) | "
                 + "\(String(format: "%.2f", cpuRatio)) |\(growth)")
     }
+    chartGroups.append(BarChart.Group(label: workload.name, bars: bars))
 }
+output.write(
+    name: "transports",
+    chart: BarChart(
+        title: "Transports against nginx on loopback",
+        caption: "CPU per request (per MiB for the download), × raw C libcurl; median of \(rounds) rounds",
+        groups: chartGroups, cap: 6))
 try? FileManager.default.removeItem(at: scratch)

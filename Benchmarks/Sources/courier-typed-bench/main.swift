@@ -137,19 +137,31 @@ for round in 1...rounds {
 }
 await ahc.shutdown()
 
-print(
+let output = BenchReport()
+output.say(
     "Medians of \(rounds) interleaved rounds; ratios are per-round CPU ratios to the hand-written floor, then the median."
 )
+var chartGroups: [BarChart.Group] = []
 for (name, _, _) in workloads {
-    print("\nthe typed call, \(name)")
-    print("| contender | calls/s | CPU µs/call | × floor |")
-    print("|---|---|---|---|")
+    output.say("\nthe typed call, \(name)")
+    output.say("| contender | calls/s | CPU µs/call | × floor |")
+    output.say("|---|---|---|---|")
     let floor = cpu[name]?[.floor] ?? []
+    var bars: [(name: String, value: Double)] = []
     for contender in contenders {
         let mine = cpu[name]?[contender] ?? []
-        print(
+        let ratio = median(zip(mine, floor).map { $0 / $1 })
+        bars.append((contender.rawValue, ratio))
+        output.say(
             "| \(contender.rawValue) | \(String(format: "%.0f", median(rate[name]?[contender] ?? []))) | "
-                + "\(String(format: "%.1f", median(mine))) | \(String(format: "%.2f", median(zip(mine, floor).map { $0 / $1 }))) |"
+                + "\(String(format: "%.1f", median(mine))) | \(String(format: "%.2f", ratio)) |"
         )
     }
+    chartGroups.append(BarChart.Group(label: "the typed call, \(name)", bars: bars))
 }
+output.write(
+    name: "typed-call",
+    chart: BarChart(
+        title: "The typed call: GET, envelope, model",
+        caption: "CPU per call, × the hand-written libcurl + jansson floor; median of \(rounds) rounds",
+        groups: chartGroups, cap: 6))
