@@ -22,9 +22,6 @@ final class CurlEngine: TaskExecutor, Sendable {
         var nextID: UInt64 = 1
         var stopping = false
         var stopped = false
-        /// The engine thread is in (or about to enter) `curl_multi_poll`:
-        /// only then does new work need a wake-up.
-        var sleeping = false
         /// Jobs of tasks that prefer this engine as their executor.
         var jobs: [UnownedJob] = []
     }
@@ -40,6 +37,19 @@ final class CurlEngine: TaskExecutor, Sendable {
     private var multi: UnsafeMutableRawPointer { multiHandle.pointer }
     private let configuration: CurlTransport.Configuration
     private let queue = Locked(Queue())
+    /// The engine thread is in (or about to enter) `curl_multi_poll`: only
+    /// then does new work need a wake-up. Set under the queue's lock (with
+    /// the queue seen empty), read and cleared by producers under it; the
+    /// engine clears it after the poll without the lock — a producer that
+    /// still saw it set only costs one spurious wake-up, and one that sees it
+    /// clear finds the engine about to look at the queue.
+    private let sleeping = Atomic<Bool>(false)
+    /// Producers between deciding to wake the engine (under the lock) and
+    /// `curl_multi_wakeup` returning (after it): the wake-up system call is
+    /// made outside the lock, so the engine, woken, does not wait for the
+    /// producer to let go. The engine cleans the multi handle up only once
+    /// this is back to zero, after `stopped` has closed the door to more.
+    private let wakersInFlight = Atomic<Int>(0)
     private let finished = Locked<[CheckedContinuation<Void, Never>]>([])
     /// Transfers in libcurl, and waiting for a place, as last counted by the engine.
     let counts = Atomic<Int>(0)
@@ -79,43 +89,50 @@ final class CurlEngine: TaskExecutor, Sendable {
 
     /// Queues a configured transfer; its continuation is resumed by the engine.
     func add(_ transfer: CurlTransfer) -> Bool {
-        // Wake-ups happen under the lock, and the handle is cleaned up under
-        // it too, so a wake-up never reaches a freed handle.
-        queue.withLock { queue in
-            guard !queue.stopping else { return false }
+        let (accepted, wake) = queue.withLock { queue in
+            guard !queue.stopping else { return (false, false) }
             queue.commands.append(.add(TransferBox(transfer: transfer)))
-            if queue.sleeping {
-                queue.sleeping = false
-                curl_multi_wakeup(multi)
-            }
-            return true
+            return (true, claimWakeUp())
         }
+        if wake { wakeUp() }
+        return accepted
+    }
+
+    /// Under the queue's lock: whether this producer must wake the engine
+    /// (it was about to sleep), counted in ``wakersInFlight`` until
+    /// ``wakeUp()`` is done.
+    private func claimWakeUp() -> Bool {
+        guard sleeping.exchange(false, ordering: .relaxed) else { return false }
+        wakersInFlight.add(1, ordering: .relaxed)
+        return true
+    }
+
+    /// Outside the lock, after ``claimWakeUp()`` said so. The handle lives
+    /// until ``wakersInFlight`` is back to zero.
+    private func wakeUp() {
+        curl_multi_wakeup(multi)
+        wakersInFlight.subtract(1, ordering: .releasing)
     }
 
     /// Runs `job` on the engine thread; after shutdown, on the global executor.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let accepted = queue.withLock { queue in
-            guard !queue.stopped else { return false }
+        let (accepted, wake) = queue.withLock { queue in
+            guard !queue.stopped else { return (false, false) }
             queue.jobs.append(job)
-            if queue.sleeping {
-                queue.sleeping = false
-                curl_multi_wakeup(multi)
-            }
-            return true
+            return (true, claimWakeUp())
         }
+        if wake { wakeUp() }
         if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
     func cancel(_ id: UInt64) {
-        queue.withLock { queue in
-            guard !queue.stopping else { return }
+        let wake = queue.withLock { queue in
+            guard !queue.stopping else { return false }
             queue.commands.append(.cancel(id))
-            if queue.sleeping {
-                queue.sleeping = false
-                curl_multi_wakeup(multi)
-            }
+            return claimWakeUp()
         }
+        if wake { wakeUp() }
     }
 
     /// Stops the thread after failing every transfer in flight.
@@ -144,15 +161,24 @@ final class CurlEngine: TaskExecutor, Sendable {
         var cancelledEarly: Set<UInt64> = []
         var running: Int32 = 0
         while true {
-            // Jobs first: what they add is then taken in this same iteration.
-            let jobs = queue.withLock { queue in
-                defer { queue.jobs = [] }
-                return queue.jobs
+            // One lock for the jobs and the commands; jobs run first, and
+            // what they add is taken in this same iteration.
+            var (jobs, commands, stopping) = queue.withLock { queue in
+                defer {
+                    queue.jobs = []
+                    queue.commands = []
+                }
+                return (queue.jobs, queue.commands, queue.stopping)
             }
-            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
-            let (commands, stopping) = queue.withLock { queue in
-                defer { queue.commands = [] }
-                return (queue.commands, queue.stopping)
+            if !jobs.isEmpty {
+                for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+                jobs = []
+                let (added, nowStopping) = queue.withLock { queue in
+                    defer { queue.commands = [] }
+                    return (queue.commands, queue.stopping)
+                }
+                commands += added
+                stopping = nowStopping
             }
             for command in commands {
                 switch command {
@@ -198,7 +224,6 @@ final class CurlEngine: TaskExecutor, Sendable {
                 }
                 active = [:]
                 let (waiters, jobs) = queue.withLock { queue in
-                    curl_multi_cleanup(multi)
                     queue.stopped = true
                     defer { queue.jobs = [] }
                     return (
@@ -208,6 +233,10 @@ final class CurlEngine: TaskExecutor, Sendable {
                         }, queue.jobs
                     )
                 }
+                // No producer can claim a wake-up any more; let those that did
+                // finish theirs (one system call each) before the handle goes.
+                while wakersInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
+                curl_multi_cleanup(multi)
                 // Jobs that arrived during the shutdown go to the global executor.
                 for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
                 for waiter in waiters { waiter.resume() }
@@ -257,13 +286,13 @@ final class CurlEngine: TaskExecutor, Sendable {
             // when this flag says it sleeps.
             let sleep = queue.withLock { queue in
                 guard queue.commands.isEmpty, queue.jobs.isEmpty, !queue.stopping else { return false }
-                queue.sleeping = true
+                sleeping.store(true, ordering: .relaxed)
                 return true
             }
             if sleep {
                 var descriptors: Int32 = 0
                 curl_multi_poll(multi, nil, 0, 1000, &descriptors)
-                queue.withLock { $0.sleeping = false }
+                sleeping.store(false, ordering: .relaxed)
             }
         }
     }
@@ -287,7 +316,9 @@ private struct MultiHandle: @unchecked Sendable {
     // Safe: every libcurl call on this handle runs on the engine thread,
     // except `curl_multi_wakeup`, which libcurl documents as safe to call from
     // any thread while the handle lives; the handle is cleaned up only after
-    // the thread has left its loop and `add` refuses new work.
+    // the thread has left its loop, the queue refuses new work (`stopped`),
+    // and every wake-up a producer claimed before that has returned
+    // (`wakersInFlight` back to zero).
     let pointer: UnsafeMutableRawPointer
 }
 
