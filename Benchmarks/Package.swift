@@ -25,6 +25,12 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // CurlTransport's event loops with 10,000 idle connections, and
+        // 10,000 requests in flight.
+        .executableTarget(
+            name: "courier-scale-bench",
+            dependencies: ["BenchSupport", .product(name: "CourierCurl", package: "Courier")]
+        ),
         // jansson for the hand-written baselines the decoders are measured against.
         .systemLibrary(name: "CBenchJansson", pkgConfig: "jansson"),
         .executableTarget(

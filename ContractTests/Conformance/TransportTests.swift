@@ -166,7 +166,7 @@ struct TransportTests {
                             .connectionReused)
                 }
                 // URLSession on Linux does not report reuse; the journal shows it for both.
-                if kind == .curl { #expect(reused == [false, true, true]) }
+                if kind.isCurl { #expect(reused == [false, true, true]) }
                 #expect(Set(server.journal.entries.map(\.connectionIndex)).count == 1)
                 #expect(server.journal.entries.map(\.exchangeIndex) == [1, 2, 3])
             }
@@ -285,26 +285,42 @@ final class ProgressLog: Sendable {
 
 /// The transports every conformance test runs over.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// CurlTransport as configured by default: the epoll loop on Linux.
     case curl
+    /// CurlTransport with the poll loop (`curl_multi_poll`), which stays selectable.
+    case curlPollLoop
     case urlSession
     case asyncHTTPClient
 
     /// Every transport, or only those named in `COURIER_TRANSPORTS`
-    /// (`curl,urlSession,asyncHTTPClient`): scripts/check-asan checks
+    /// (`curl,curlPollLoop,urlSession,asyncHTTPClient`): scripts/check-asan checks
     /// CourierCurl for leaks on its own, without FoundationNetworking's.
     static var allCases: [TransportKind] {
         let chosen = ProcessInfo.processInfo.environment["COURIER_TRANSPORTS"]?.split(separator: ",")
-        return [.curl, .urlSession, .asyncHTTPClient].filter { kind in
+        return [.curl, .curlPollLoop, .urlSession, .asyncHTTPClient].filter { kind in
             chosen?.contains { $0 == kind.rawValue } ?? true
         }
     }
 
     var testDescription: String { rawValue }
 
+    /// Either CurlTransport loop.
+    var isCurl: Bool { self == .curl || self == .curlPollLoop }
+
+    /// The poll-loop CurlTransport the `curlPollLoop` tests share.
+    private static let pollLoopCurl: CurlTransport = {
+        do {
+            return try CurlTransport(configuration: .init(eventLoop: .poll))
+        } catch {
+            preconditionFailure("libcurl could not be initialised: \(error)")
+        }
+    }()
+
     /// The shared transport of this kind.
     var transport: any Transport {
         switch self {
         case .curl: CurlTransport.shared
+        case .curlPollLoop: Self.pollLoopCurl
         case .urlSession: URLSessionTransport.shared
         case .asyncHTTPClient: AsyncHTTPClientTransport.shared
         }
@@ -315,8 +331,9 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         redirects: RedirectPolicy = .follow, _ body: (any Transport) async throws -> T
     ) async throws -> T {
         switch self {
-        case .curl:
-            return try await withCurlTransport(configuration: .init(redirects: redirects)) {
+        case .curl, .curlPollLoop:
+            let loop: CurlTransport.Configuration.EventLoop = self == .curl ? .automatic : .poll
+            return try await withCurlTransport(configuration: .init(redirects: redirects, eventLoop: loop)) {
                 try await body($0)
             }
         case .urlSession:

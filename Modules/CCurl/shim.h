@@ -8,6 +8,14 @@
 
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdint.h>
+
+#if defined(__linux__)
+#include <errno.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#endif
 
 #if defined(__linux__)
 // glibc declares it only under _GNU_SOURCE, which must not be defined here:
@@ -55,6 +63,10 @@ static inline CURLcode courier_easy_setopt_prereq_function(CURL *handle, CURLopt
     return curl_easy_setopt(handle, option, value);
 }
 
+static inline CURLcode courier_easy_setopt_opensocket_function(CURL *handle, CURLoption option, curl_opensocket_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
 static inline CURLcode courier_easy_setopt_xferinfo_function(CURL *handle, CURLoption option, curl_xferinfo_callback value) {
     return curl_easy_setopt(handle, option, value);
 }
@@ -82,6 +94,78 @@ static inline CURLcode courier_easy_getinfo_pointer(CURL *handle, CURLINFO info,
 static inline CURLMcode courier_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }
+
+static inline CURLMcode courier_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+static inline CURLMcode courier_multi_setopt_socket_function(CURLM *multi, curl_socket_callback value) {
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, value);
+}
+
+static inline CURLMcode courier_multi_setopt_timer_function(CURLM *multi, curl_multi_timer_callback value) {
+    return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, value);
+}
+
+#if defined(__linux__)
+// epoll for the engine's socket-driven loop. `struct epoll_event` is packed
+// on x86-64, so Swift never touches it: these wrappers take and give plain
+// descriptors and event masks.
+
+/// A close-on-exec epoll instance, or -1 (errno set).
+static inline int courier_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+/// Watches `fd` for `events` (EPOLLIN / EPOLLOUT): changes its registration
+/// when `registered`, else adds it. Either falls back to the other, for a
+/// descriptor closed and reused (closing took it out of the set) or added
+/// behind the caller's back; 0 or an errno.
+static inline int courier_epoll_watch(int epoll, int fd, uint32_t events, _Bool registered) {
+    struct epoll_event event = { .events = events, .data = { .fd = fd } };
+    int first = registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    if (epoll_ctl(epoll, first, fd, &event) == 0) return 0;
+    if (errno != (registered ? ENOENT : EEXIST)) return errno;
+    int second = registered ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+    return epoll_ctl(epoll, second, fd, &event) == 0 ? 0 : errno;
+}
+
+/// Stops watching `fd`; a descriptor already closed (and so already gone
+/// from the set) is not an error.
+static inline void courier_epoll_unwatch(int epoll, int fd) {
+    struct epoll_event event = { 0 };
+    (void)epoll_ctl(epoll, EPOLL_CTL_DEL, fd, &event);
+}
+
+/// Waits up to `timeout` ms (-1: no limit) for at most `capacity` ready
+/// descriptors, written to `fds` and `events`; the count, 0 on timeout or
+/// signal, -1 on another error (errno set).
+static inline int courier_epoll_wait(int epoll, int *fds, uint32_t *events, int capacity, int timeout) {
+    struct epoll_event ready[256];
+    if (capacity > 256) capacity = 256;
+    int count = epoll_wait(epoll, ready, capacity, timeout);
+    if (count < 0) return errno == EINTR ? 0 : -1;
+    for (int index = 0; index < count; index++) {
+        fds[index] = ready[index].data.fd;
+        events[index] = ready[index].events;
+    }
+    return count;
+}
+
+/// A close-on-exec, non-blocking eventfd: the engine's wake-up.
+static inline int courier_eventfd_create(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+/// Wakes whoever waits on `fd`; safe from any thread. A full counter
+/// (EAGAIN) means a wake-up is already pending, which is as good.
+static inline void courier_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    (void)!write(fd, &one, sizeof one);
+}
+
+/// Resets the counter after a wake-up.
+static inline void courier_eventfd_drain(int fd) {
+    uint64_t value;
+    (void)!read(fd, &value, sizeof value);
+}
+#endif
 
 /// curl_version_info(CURLVERSION_NOW): the macro does not import into Swift.
 static inline curl_version_info_data *courier_version_info(void) {

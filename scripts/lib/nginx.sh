@@ -2,6 +2,10 @@
 # to core 0 with the client on core 1 when there are two cores (as the
 # reference prototype was measured). Source it, put files in "$nginx_work/www",
 # call start_nginx; it sets $nginx_port and $client_cpu (a command prefix).
+# Optional, set before start_nginx: nginx_connections (worker connections,
+# 1024), nginx_main (top-level directives); for directives in the
+# server block: define nginx_server_for_port, a function given the port that
+# prints them).
 
 ensure_nginx() {
     command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || {
@@ -18,16 +22,23 @@ start_nginx() {
     chmod 644 "$nginx_work"/www/*
     nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     cat >"$nginx_work/nginx.conf" <<CONF
+${nginx_main:-}
 worker_processes 1;
+worker_rlimit_nofile $(( ${nginx_connections:-1024} * 2 + 64 ));
 pid $nginx_work/nginx.pid;
 error_log $nginx_work/logs/error.log error;
-events { worker_connections 1024; }
+events { worker_connections ${nginx_connections:-1024}; }
 http {
     access_log off;
     sendfile on;
     keepalive_requests 1000000;
     types { application/json json; }
-    server { listen 127.0.0.1:$nginx_port; root $nginx_work/www; default_type application/octet-stream; }
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $nginx_work/www;
+        default_type application/octet-stream;
+        $(declare -F nginx_server_for_port >/dev/null && nginx_server_for_port "$nginx_port")
+    }
 }
 CONF
     local server_cpu=()

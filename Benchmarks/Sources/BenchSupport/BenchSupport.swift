@@ -31,6 +31,18 @@ public func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> 
     }
 }
 
+/// A field of /proc/self/status as a number (VmRSS and VmHWM in KiB, Threads).
+public func statusKiB(_ field: String) -> Double {
+    let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+    return Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
+}
+
+/// Resets the peak resident set (VmHWM) to the current one (Linux 4.0+).
+public func resetPeakResidentSet() {
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+}
+
 /// Writes a line to standard error (progress, failures).
 public func report(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))

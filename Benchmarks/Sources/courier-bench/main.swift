@@ -159,18 +159,6 @@ struct Sample {
     var peakGrowthMiB: Double = 0
 }
 
-/// A field of /proc/self/status in KiB (VmRSS, VmHWM).
-func statusKiB(_ field: String) -> Double {
-    let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
-    return Double(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-}
-
-/// Resets the peak resident set (VmHWM) to the current one (Linux 4.0+).
-func resetPeakResidentSet() {
-    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-}
-
 var samples: [String: [Contender: [Sample]]] = [:]
 for round in 1...rounds {
     for workload in chosenWorkloads {

@@ -4,9 +4,15 @@ import Foundation
 import Synchronization
 
 /// Drives one libcurl multi handle on a thread of its own. Callers hand it
-/// transfers and cancellations through a locked queue and wake it with
-/// `curl_multi_wakeup`; it resumes their continuations when transfers end.
-/// No libcurl call ever runs on the Swift concurrency pool.
+/// transfers and cancellations through a locked queue and wake it (an
+/// eventfd on Linux, `curl_multi_wakeup` in the poll loop); it resumes
+/// their continuations when transfers end. No libcurl call ever runs on the
+/// Swift concurrency pool.
+///
+/// It waits for sockets in one of two ways
+/// (``CurlTransport/Configuration/EventLoop``): epoll driven by libcurl's
+/// socket and timer callbacks (``CurlEpollLoop``, the default on Linux), or
+/// `curl_multi_perform` and `curl_multi_poll`.
 ///
 /// The engine is also a `TaskExecutor`: tasks that prefer it run their jobs
 /// on the engine thread between libcurl calls, so a request made from such a
@@ -36,6 +42,12 @@ final class CurlEngine: TaskExecutor, Sendable {
     private let multiHandle: MultiHandle
     private var multi: UnsafeMutableRawPointer { multiHandle.pointer }
     private let configuration: CurlTransport.Configuration
+    #if os(Linux)
+        /// The epoll loop's descriptors; nil in the poll loop.
+        private let epoll: EpollDescriptors?
+        /// The epoll loop; nil in the poll loop. Made here, used on the engine thread.
+        private let socketLoop: EngineThreadLoop?
+    #endif
     private let queue = Locked(Queue())
     /// The engine thread is in (or about to enter) `curl_multi_poll`: only
     /// then does new work need a wake-up. Set under the queue's lock (with
@@ -57,6 +69,24 @@ final class CurlEngine: TaskExecutor, Sendable {
     /// The engine thread's `pthread_t`, once it runs.
     private let thread = Atomic<UInt>(0)
 
+    /// The loop the engine thread runs (``CurlTransport/Configuration/EventLoop/automatic`` resolved).
+    var eventLoop: CurlTransport.Configuration.EventLoop {
+        #if os(Linux)
+            if epoll != nil { return .epoll }
+        #endif
+        return .poll
+    }
+
+    /// What easy handles must open their sockets through; nil when libcurl
+    /// may open them itself (the poll loop).
+    var socketOpener: CurlSocketOpener? {
+        #if os(Linux)
+            return socketLoop?.loop.socketOpener
+        #else
+            return nil
+        #endif
+    }
+
     /// Whether the caller runs on the engine thread (its task prefers this executor).
     var isCurrentThread: Bool {
         thread.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: pthread_self()))
@@ -67,6 +97,24 @@ final class CurlEngine: TaskExecutor, Sendable {
         guard let multi = curl_multi_init() else { throw TransportError(.other, "curl_multi_init failed") }
         self.multiHandle = MultiHandle(pointer: multi)
         self.configuration = configuration
+        #if os(Linux)
+            if configuration.eventLoop == .poll {
+                self.epoll = nil
+                self.socketLoop = nil
+            } else if let descriptors = EpollDescriptors.make() {
+                self.epoll = descriptors
+                self.socketLoop = EngineThreadLoop(
+                    loop: CurlEpollLoop(multi: multi, descriptors: descriptors))
+            } else {
+                curl_multi_cleanup(multi)
+                throw TransportError(.other, "epoll_create1 or eventfd failed (errno \(errno))")
+            }
+        #else
+            if configuration.eventLoop == .epoll {
+                curl_multi_cleanup(multi)
+                throw TransportError(.other, "the epoll event loop exists on Linux only")
+            }
+        #endif
         _ = courier_multi_setopt_long(
             multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
         _ = courier_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections)
@@ -110,8 +158,19 @@ final class CurlEngine: TaskExecutor, Sendable {
     /// Outside the lock, after ``claimWakeUp()`` said so. The handle lives
     /// until ``wakersInFlight`` is back to zero.
     private func wakeUp() {
-        curl_multi_wakeup(multi)
+        signal()
         wakersInFlight.subtract(1, ordering: .releasing)
+    }
+
+    /// The wake-up itself: a write to the eventfd, or `curl_multi_wakeup`.
+    private func signal() {
+        #if os(Linux)
+            if let epoll {
+                epoll.wakeUp()
+                return
+            }
+        #endif
+        curl_multi_wakeup(multi)
     }
 
     /// Runs `job` on the engine thread; after shutdown, on the global executor.
@@ -140,7 +199,7 @@ final class CurlEngine: TaskExecutor, Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let alreadyStopped = queue.withLock { queue in
                 if queue.stopped { return true }
-                if !queue.stopping { curl_multi_wakeup(multi) }
+                if !queue.stopping { signal() }
                 queue.stopping = true
                 finished.withLock { $0.append(continuation) }
                 return false
@@ -160,6 +219,21 @@ final class CurlEngine: TaskExecutor, Sendable {
         // Cancellations that arrived before their transfer did.
         var cancelledEarly: Set<UInt64> = []
         var running: Int32 = 0
+        #if os(Linux)
+            let socketLoop = self.socketLoop?.loop
+        #endif
+        /// Gives a transfer its easy handle and libcurl a place for it.
+        func start(_ transfer: CurlTransfer) {
+            do {
+                try transfer.activate()
+            } catch {
+                transfer.fail(error)
+                return
+            }
+            guard let handle = transfer.handle else { return }
+            active[transfer.id] = transfer
+            curl_multi_add_handle(multi, handle)
+        }
         while true {
             // One lock for the jobs and the commands; jobs run first, and
             // what they add is taken in this same iteration.
@@ -185,22 +259,18 @@ final class CurlEngine: TaskExecutor, Sendable {
                 case .add(let box):
                     let id = box.transfer.id
                     if cancelledEarly.remove(id) != nil {
-                        box.transfer.abandonDownload()
-                        box.transfer.continuation?.resume(
-                            throwing: TransportError(.cancelled, "the request was cancelled"))
-                        box.transfer.continuation = nil
+                        box.transfer.fail(TransportError(.cancelled, "the request was cancelled"))
                         continue
                     }
                     if active.count < limit {
-                        active[id] = box.transfer
-                        curl_multi_add_handle(multi, box.transfer.handle)
+                        start(box.transfer)
                     } else {
                         waiting.append(box.transfer)
                     }
                 case .cancel(let id):
                     let transfer: CurlTransfer
                     if let running = active.removeValue(forKey: id) {
-                        curl_multi_remove_handle(multi, running.handle)
+                        if let handle = running.handle { curl_multi_remove_handle(multi, handle) }
                         transfer = running
                     } else if let queued = waiting.remove(id: id) {
                         transfer = queued
@@ -208,19 +278,13 @@ final class CurlEngine: TaskExecutor, Sendable {
                         cancelledEarly.insert(id)
                         continue
                     }
-                    transfer.abandonDownload()
-                    transfer.continuation?.resume(
-                        throwing: TransportError(.cancelled, "the request was cancelled"))
-                    transfer.continuation = nil
+                    transfer.fail(TransportError(.cancelled, "the request was cancelled"))
                 }
             }
             if stopping {
                 for transfer in Array(active.values) + waiting.drain() {
-                    curl_multi_remove_handle(multi, transfer.handle)
-                    transfer.abandonDownload()
-                    transfer.continuation?.resume(
-                        throwing: TransportError(.cancelled, "the transport shut down"))
-                    transfer.continuation = nil
+                    if let handle = transfer.handle { curl_multi_remove_handle(multi, handle) }
+                    transfer.fail(TransportError(.cancelled, "the transport shut down"))
                 }
                 active = [:]
                 let (waiters, jobs) = queue.withLock { queue in
@@ -237,12 +301,29 @@ final class CurlEngine: TaskExecutor, Sendable {
                 // finish theirs (one system call each) before the handle goes.
                 while wakersInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
                 curl_multi_cleanup(multi)
+                #if os(Linux)
+                    // The cleanup may still report sockets to the loop.
+                    withExtendedLifetime(socketLoop) {}
+                    epoll?.close()
+                #endif
                 // Jobs that arrived during the shutdown go to the global executor.
                 for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
                 for waiter in waiters { waiter.resume() }
                 return
             }
-            curl_multi_perform(multi, &running)
+            // The epoll loop waits first and reads completions after; the
+            // poll loop performs, reads completions, then waits.
+            #if os(Linux)
+                if let socketLoop {
+                    let sleep = mayWait()
+                    socketLoop.turn(mayWait: sleep)
+                    if sleep { sleeping.store(false, ordering: .relaxed) }
+                } else {
+                    curl_multi_perform(multi, &running)
+                }
+            #else
+                curl_multi_perform(multi, &running)
+            #endif
             var completed: [(CheckedContinuation<RawResponse, any Error>, Result<RawResponse, any Error>)] =
                 []
             var remaining: Int32 = 0
@@ -257,10 +338,7 @@ final class CurlEngine: TaskExecutor, Sendable {
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
                 curl_multi_remove_handle(multi, handle)
                 active.removeValue(forKey: transfer.id)
-                while active.count < limit, let next = waiting.popFirst() {
-                    active[next.id] = next
-                    curl_multi_add_handle(multi, next.handle)
-                }
+                while active.count < limit, let next = waiting.popFirst() { start(next) }
                 if let continuation = transfer.continuation {
                     transfer.continuation = nil
                     if transfer.sentFromEngineThread {
@@ -282,18 +360,24 @@ final class CurlEngine: TaskExecutor, Sendable {
             }
             counts.store(active.count, ordering: .relaxed)
             waitingCount.store(waiting.count, ordering: .relaxed)
-            // Sleep only with no work queued; producers wake the poll only
-            // when this flag says it sleeps.
-            let sleep = queue.withLock { queue in
-                guard queue.commands.isEmpty, queue.jobs.isEmpty, !queue.stopping else { return false }
-                sleeping.store(true, ordering: .relaxed)
-                return true
-            }
-            if sleep {
+            #if os(Linux)
+                if socketLoop != nil { continue }
+            #endif
+            if mayWait() {
                 var descriptors: Int32 = 0
                 curl_multi_poll(multi, nil, 0, 1000, &descriptors)
                 sleeping.store(false, ordering: .relaxed)
             }
+        }
+    }
+
+    /// Whether the engine may sleep: only with no work queued. Producers
+    /// wake it only when this says it sleeps (``claimWakeUp()``).
+    private func mayWait() -> Bool {
+        queue.withLock { queue in
+            guard queue.commands.isEmpty, queue.jobs.isEmpty, !queue.stopping else { return false }
+            sleeping.store(true, ordering: .relaxed)
+            return true
         }
     }
 
@@ -322,59 +406,17 @@ private struct MultiHandle: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
 }
 
+#if os(Linux)
+    /// The epoll loop, made with the engine and handed to its thread.
+    private struct EngineThreadLoop: @unchecked Sendable {
+        // Safe: made in the engine's initialiser before the thread starts,
+        // then used only by the engine thread (and by libcurl's callbacks
+        // inside the engine thread's calls); other threads never touch it.
+        let loop: CurlEpollLoop
+    }
+#endif
+
 /// One loop iteration's completions, resumed together.
 private struct Completions: Sendable {
     let items: [(CheckedContinuation<RawResponse, any Error>, Result<RawResponse, any Error>)]
-}
-
-/// Transfers waiting for a place in the multi handle, first come first served.
-private struct WaitingTransfers {
-    private var items: [CurlTransfer?] = []
-    private var head = 0
-
-    private(set) var count = 0
-
-    mutating func append(_ transfer: CurlTransfer) {
-        items.append(transfer)
-        count += 1
-    }
-
-    mutating func popFirst() -> CurlTransfer? {
-        while head < items.count {
-            let item = items[head]
-            items[head] = nil
-            head += 1
-            if let item {
-                count -= 1
-                compact()
-                return item
-            }
-        }
-        return nil
-    }
-
-    /// Takes out a cancelled transfer.
-    mutating func remove(id: UInt64) -> CurlTransfer? {
-        guard let index = items[head...].firstIndex(where: { $0?.id == id }) else { return nil }
-        count -= 1
-        defer { items[index] = nil }
-        return items[index]
-    }
-
-    /// Everything still waiting, emptying the queue.
-    mutating func drain() -> [CurlTransfer] {
-        defer {
-            items = []
-            head = 0
-            count = 0
-        }
-        return items[head...].compactMap { $0 }
-    }
-
-    private mutating func compact() {
-        if head > 1024, head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-    }
 }

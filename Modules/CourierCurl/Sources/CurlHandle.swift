@@ -13,7 +13,7 @@ final class CurlHandle {
     /// Whether this libcurl has `CURLOPT_PREREQFUNCTION` (7.80).
     let hasPrerequestHook: Bool
 
-    init(configuration: CurlTransport.Configuration) throws(TransportError) {
+    init(configuration: CurlTransport.Configuration, socketOpener: CurlSocketOpener?) throws(TransportError) {
         guard let pointer = curl_easy_init() else { throw TransportError(.other, "curl_easy_init failed") }
         self.pointer = pointer
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -21,6 +21,13 @@ final class CurlHandle {
         self.hasPrerequestHook =
             courier_easy_setopt_prereq_function(pointer, CURLOPT_PREREQFUNCTION, curlPrerequest) == CURLE_OK
         try applyShared(configuration)
+        if let socketOpener {
+            try CurlErrorMapping.check(
+                courier_easy_setopt_opensocket_function(
+                    pointer, CURLOPT_OPENSOCKETFUNCTION, socketOpener.callback))
+            try CurlErrorMapping.check(
+                courier_easy_setopt_pointer(pointer, CURLOPT_OPENSOCKETDATA, socketOpener.context))
+        }
     }
 
     deinit {
@@ -73,4 +80,14 @@ final class CurlHandle {
         }
     }
 
+}
+
+/// How easy handles open sockets when the engine must hear of each new one
+/// (the epoll loop): a callback and its context.
+struct CurlSocketOpener: @unchecked Sendable {
+    // Safe: stored by the handle pool and handed to libcurl, which calls back
+    // only on the engine thread, inside calls the engine makes, while the
+    // engine (which owns the context) lives.
+    let callback: curl_opensocket_callback
+    let context: UnsafeMutableRawPointer
 }

@@ -16,16 +16,18 @@ final class CurlHandlePool: Sendable {
     private let idle = Locked<[Idle]>([])
     private let capacity: Int
     private let configuration: CurlTransport.Configuration
+    private let socketOpener: CurlSocketOpener?
 
-    init(capacity: Int, configuration: CurlTransport.Configuration) {
+    init(capacity: Int, configuration: CurlTransport.Configuration, socketOpener: CurlSocketOpener?) {
         self.capacity = capacity
         self.configuration = configuration
+        self.socketOpener = socketOpener
     }
 
     /// A pooled handle, or a new one with the transport's shared options.
     func take() throws(TransportError) -> CurlHandle {
         if let pooled = idle.withLock({ $0.popLast() }) { return pooled.handle }
-        return try CurlHandle(configuration: configuration)
+        return try CurlHandle(configuration: configuration, socketOpener: socketOpener)
     }
 
     /// Takes a handle back once its transfer has left the multi handle; one

@@ -3,12 +3,19 @@ import CourierCore
 import Foundation
 import HTTPTypes
 
-/// One request in flight: its easy handle, callbacks' state and continuation.
-/// Created on the caller's task, then touched only on the transport's thread.
+/// One request in flight: its callbacks' state, its continuation and, once
+/// libcurl has a place for it, an easy handle. Created on the caller's task,
+/// then touched only on the transport's thread.
+///
+/// A transfer waiting for a place (``CurlTransport/Configuration/maxActiveTransfers``)
+/// holds no easy handle: libcurl's per-handle state is most of a request's
+/// memory, and thousands may wait. The handle is taken from the pool and set
+/// up when the engine starts the transfer (``activate()``).
 final class CurlTransfer {
     let id: UInt64
-    private let easy: CurlHandle
-    var handle: UnsafeMutableRawPointer { easy.pointer }
+    private var easy: CurlHandle?
+    /// The easy handle; only after ``activate()`` succeeded.
+    var handle: UnsafeMutableRawPointer? { easy?.pointer }
     let request: OutgoingRequest
     let options: TransportOptions
     /// Resumed exactly once, by whoever sets it to nil first (the engine
@@ -16,6 +23,8 @@ final class CurlTransfer {
     var continuation: CheckedContinuation<RawResponse, any Error>?
     /// Whether the caller's task runs on the engine thread (executor mode).
     var sentFromEngineThread = false
+    /// `scheme://authority/path`, checked by ``validate()``.
+    private var url = ""
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var bodyReader: RequestBodyReader?
     private var pendingUpload: [UInt8] = []
@@ -31,12 +40,8 @@ final class CurlTransfer {
 
     private let pool: CurlHandlePool
 
-    init(
-        id: UInt64, handle: CurlHandle, pool: CurlHandlePool, request: OutgoingRequest,
-        options: TransportOptions
-    ) {
+    init(id: UInt64, pool: CurlHandlePool, request: OutgoingRequest, options: TransportOptions) {
         self.id = id
-        self.easy = handle
         self.pool = pool
         self.request = request
         self.options = options
@@ -47,19 +52,36 @@ final class CurlTransfer {
         download?.discard()
         // The transfer has left the multi handle (or never joined it): the
         // handle can serve the next request.
-        pool.give(easy)
+        if let easy { pool.give(easy) }
     }
 
-    /// Sets every option in which this request differs from the handle's
-    /// previous one; the shared ones were set when the handle was made.
-    func configure() throws(TransportError) {
+    /// On the caller's task: refuses a request libcurl must not send (no
+    /// URL parts, a header with CR, LF or NUL) and opens a download's file,
+    /// so that those errors reach the caller before anything is queued.
+    func validate() throws(TransportError) {
         let head = request.head
         guard let scheme = head.scheme, let authority = head.authority, let path = head.path else {
             throw TransportError(.other, "the request has no scheme, authority or path")
         }
+        url = "\(scheme)://\(authority)\(path)"
+        for field in head.headerFields
+        where field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+            throw TransportError(.other, "header \(field.name) contains CR, LF or NUL")
+        }
+        if let destination = options.destination { download = try PartialDownload(destination) }
+    }
+
+    /// On the engine thread, when libcurl has a place for the transfer:
+    /// takes an easy handle and sets every option in which this request
+    /// differs from the handle's previous one; the shared ones were set when
+    /// the handle was made.
+    func activate() throws(TransportError) {
+        let easy = try pool.take()
+        self.easy = easy
+        let handle = easy.pointer
+        let head = request.head
         easy.errorBuffer[0] = 0
-        try CurlErrorMapping.check(
-            courier_easy_setopt_string(handle, CURLOPT_URL, "\(scheme)://\(authority)\(path)"))
+        try CurlErrorMapping.check(courier_easy_setopt_string(handle, CURLOPT_URL, url))
         let timeout = options.timeout.map { max(1, Self.milliseconds($0)) } ?? 0
         try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout))
         let limit = options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize ?? 0
@@ -87,9 +109,6 @@ final class CurlTransfer {
             courier_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, custom ? head.method.rawValue : nil))
         for field in fields {
             let value = field.value
-            if value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
-                throw TransportError(.other, "header \(field.name) contains CR, LF or NUL")
-            }
             // "Name;" sends an empty value; "Name:" would remove the header.
             headerList = curl_slist_append(
                 headerList, value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)")
@@ -106,7 +125,6 @@ final class CurlTransfer {
         if easy.hasPrerequestHook {
             try CurlErrorMapping.check(courier_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
         }
-        if let destination = options.destination { download = try PartialDownload(destination) }
     }
 
     // MARK: - Callbacks (on the transport's thread)
@@ -215,7 +233,7 @@ final class CurlTransfer {
     // MARK: - Completion
 
     /// What libcurl wrote into the error buffer, if anything.
-    var errorDetail: String { String(cString: easy.errorBuffer) }
+    var errorDetail: String { easy.map { String(cString: $0.errorBuffer) } ?? "" }
 
     /// The response, once libcurl finished the transfer successfully.
     func response() throws(TransportError) -> RawResponse {
@@ -234,6 +252,7 @@ final class CurlTransfer {
     }
 
     private func metrics() -> TransportMetrics {
+        let handle = self.handle
         func micro(_ info: CURLINFO) -> Duration? {
             var value: curl_off_t = 0
             guard courier_easy_getinfo_off_t(handle, info, &value) == CURLE_OK else { return nil }
@@ -258,7 +277,7 @@ final class CurlTransfer {
             timeToFirstByte: micro(CURLINFO_STARTTRANSFER_TIME_T), bytesSent: uploaded,
             bytesReceived: downloaded,
             connectionReused: long(CURLINFO_NUM_CONNECTS).map { $0 == 0 }, httpVersion: version,
-            resends: easy.hasPrerequestHook ? max(0, sendings - 1) : nil)
+            resends: easy?.hasPrerequestHook == true ? max(0, sendings - 1) : nil)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
@@ -269,4 +288,12 @@ final class CurlTransfer {
     /// Removes a download's temporary file: every failure path calls this
     /// before the caller hears of the failure, so nothing is left behind.
     func abandonDownload() { download?.discard() }
+
+    /// Ends the transfer with `error` before libcurl finished it (cancelled,
+    /// shut down, or it could not start), if its caller still waits.
+    func fail(_ error: any Error) {
+        abandonDownload()
+        continuation?.resume(throwing: error)
+        continuation = nil
+    }
 }

@@ -27,6 +27,27 @@ public final class CurlTransport: Transport {
             case http2PriorKnowledge
         }
 
+        /// How the transport's thread waits for its sockets. An open set
+        /// (kqueue may join): switch over it with a `default` branch.
+        public struct EventLoop: Sendable, Hashable, CustomStringConvertible {
+            /// The loop's name: "automatic", "epoll", "poll".
+            public let description: String
+
+            private init(_ name: String) { description = name }
+
+            /// epoll on Linux, the poll loop elsewhere (the default).
+            public static let automatic = EventLoop("automatic")
+            /// epoll, told by libcurl which sockets to watch
+            /// (`curl_multi_socket_action`): a turn costs the same however
+            /// many connections are open. Linux only; elsewhere the
+            /// transport's initialiser throws.
+            public static let epoll = EventLoop("epoll")
+            /// `curl_multi_perform` and `curl_multi_poll`, on every platform
+            /// libcurl runs on: each wake-up rebuilds the descriptor set of
+            /// every transfer.
+            public static let poll = EventLoop("poll")
+        }
+
         /// Connections to one host at once; more requests wait.
         public var maxConnectionsPerHost: Int
         /// Connections in total.
@@ -47,13 +68,16 @@ public final class CurlTransport: Transport {
         public var proxy: String?
         /// The trust store, client certificate and key pins; verification is always on.
         public var tls: TLSSettings
+        /// How the transport's thread waits for its sockets.
+        public var eventLoop: EventLoop
 
         /// Creates a configuration; TLS is always verified.
         public init(
             maxConnectionsPerHost: Int = 32, maxConnections: Int = 256, maxActiveTransfers: Int = 256,
             connectTimeoutMilliseconds: Int = 10_000,
             lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)? = nil, redirects: RedirectPolicy = .follow,
-            httpVersion: HTTPVersion = .automatic, proxy: String? = nil, tls: TLSSettings = .system
+            httpVersion: HTTPVersion = .automatic, proxy: String? = nil, tls: TLSSettings = .system,
+            eventLoop: EventLoop = .automatic
         ) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxConnections = maxConnections
@@ -64,6 +88,7 @@ public final class CurlTransport: Transport {
             self.httpVersion = httpVersion
             self.proxy = proxy
             self.tls = tls
+            self.eventLoop = eventLoop
         }
     }
 
@@ -77,7 +102,8 @@ public final class CurlTransport: Transport {
         self.configuration = configuration
         self.engine = try CurlEngine(configuration: configuration)
         self.handles = CurlHandlePool(
-            capacity: max(8, configuration.maxConnections), configuration: configuration)
+            capacity: max(8, configuration.maxConnections), configuration: configuration,
+            socketOpener: engine.socketOpener)
     }
 
     /// A process-wide transport that lives as long as the process.
@@ -101,10 +127,8 @@ public final class CurlTransport: Transport {
 
     /// One exchange through libcurl, without following redirects.
     private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
-        let transfer = CurlTransfer(
-            id: engine.nextID(), handle: try handles.take(), pool: handles, request: request, options: options
-        )
-        try transfer.configure()
+        let transfer = CurlTransfer(id: engine.nextID(), pool: handles, request: request, options: options)
+        try transfer.validate()
         transfer.sentFromEngineThread = engine.isCurrentThread
         let engine = self.engine
         let id = transfer.id
@@ -132,6 +156,10 @@ public final class CurlTransport: Transport {
     public var load: (active: Int, waiting: Int) {
         (engine.counts.load(ordering: .relaxed), engine.waitingCount.load(ordering: .relaxed))
     }
+
+    /// The event loop the transport's thread runs: ``Configuration/EventLoop/automatic`` resolved
+    /// to ``Configuration/EventLoop/epoll`` or ``Configuration/EventLoop/poll``.
+    public var eventLoop: Configuration.EventLoop { engine.eventLoop }
 
     /// The transport's thread as a task executor, for the opt-in mode in which
     /// callers run on it: `withTaskExecutorPreference(transport.taskExecutor)`

@@ -66,7 +66,7 @@ public struct RedirectPolicy: Sendable {
         throws(TransportError) -> OutgoingRequest?
     {
         let status = response.statusCode
-        guard follows, [301, 302, 303, 307, 308].contains(status),
+        guard follows, Self.redirectStatuses.contains(status),
             let location = response.headers[.location], !location.isEmpty
         else { return nil }
         let current = Self.url(of: request.head)
@@ -141,14 +141,38 @@ extension RedirectPolicy {
         _ request: OutgoingRequest, options: TransportOptions,
         perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
+        // The common case in a small frame: a replayable body, no jar, and
+        // an answer that is not a redirect to follow. Every request in
+        // flight holds its task's frames, so their size is memory per
+        // request (thousands may wait in a transport's queue).
+        if options.cookies == nil, request.body?.isReplayable ?? true {
+            let response = try await perform(request)
+            guard follows, Self.redirectStatuses.contains(response.statusCode) else { return response }
+            return try await following(response, to: request, options: options, perform: perform)
+        }
+        return try await following(nil, to: request, options: options, perform: perform)
+    }
+
+    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// The rest of ``exchange(_:options:perform:)``: from `first`, the answer
+    /// `request` already got (nil: not sent yet), hop by hop.
+    @inline(never)
+    private func following(
+        _ first: RawResponse?, to request: OutgoingRequest, options: TransportOptions,
+        perform: (OutgoingRequest) async throws -> RawResponse
+    ) async throws -> RawResponse {
         var request = request
         if let body = request.body, !body.isReplayable {
             request.body = RequestBody(bytes: try await body.collect(upTo: options.maxBodySize))
         }
         var visited: [String] = []
+        var received = first
         while true {
             let response: RawResponse
-            if let cookies = options.cookies {
+            if let received {
+                response = received
+            } else if let cookies = options.cookies {
                 // The jar's cookies ride on the hop being sent, never on the
                 // request the next hop is derived from.
                 var sent = request
@@ -161,6 +185,7 @@ extension RedirectPolicy {
             } else {
                 response = try await perform(request)
             }
+            received = nil
             guard let next = try next(after: response, for: request, visited: &visited) else {
                 return response
             }
