@@ -155,7 +155,7 @@ func run(_ contender: Contender, _ workload: Workload) async throws -> Int {
 struct Sample {
     var requestsPerSecond: Double
     var cpuMicrosPerRequest: Double
-    /// How far the resident set rose above its level at the start (downloads).
+    /// How far the resident set rose above its level at the start.
     var peakGrowthMiB: Double = 0
 }
 
@@ -202,9 +202,8 @@ for workload in chosenWorkloads {
     let unit = workload.download ? "MiB/s" : "req/s"
     let cpuUnit = workload.download ? "CPU µs/MiB" : "CPU µs/req"
     output.say("\n\(workload.name)")
-    let memory = workload.download ? " peak RSS growth MiB |" : ""
-    output.say("| contender | \(unit) | × raw | \(cpuUnit) | × raw |\(memory)")
-    output.say("|---|---|---|---|---|" + (workload.download ? "---|" : ""))
+    output.say("| contender | \(unit) | × raw | \(cpuUnit) | × raw | peak RSS growth MiB |")
+    output.say("|---|---|---|---|---|---|")
     let raw = samples[workload.name]?[.raw] ?? []
     var bars: [(name: String, value: Double)] = []
     for contender in contenders {
@@ -212,8 +211,7 @@ for workload in chosenWorkloads {
         let speedRatio = median(zip(mine, raw).map { $0.requestsPerSecond / $1.requestsPerSecond })
         let cpuRatio = median(zip(mine, raw).map { $0.cpuMicrosPerRequest / $1.cpuMicrosPerRequest })
         bars.append((contender.rawValue, cpuRatio))
-        let growth =
-            workload.download ? " \(String(format: "%.1f", median(mine.map(\.peakGrowthMiB)))) |" : ""
+        let growth = " \(String(format: "%.1f", median(mine.map(\.peakGrowthMiB)))) |"
         output.say(
             "| \(contender.rawValue) | \(String(format: "%.0f", median(mine.map(\.requestsPerSecond)))) | "
                 + "\(String(format: "%.2f", speedRatio)) | \(String(format: "%.1f", median(mine.map(\.cpuMicrosPerRequest)))) | "

@@ -123,6 +123,11 @@ public final class MockServer: Sendable {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // So that a PortReservation can hold the port before the listener
+            // closes and until the next one listens: in a gap, a client's
+            // connect could be given the port as its own. (A bind to port 0
+            // never shares a port through SO_REUSEPORT.)
+            .serverChannelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(AcceptOrderHandler(core: core))
@@ -180,10 +185,19 @@ public final class MockServer: Sendable {
             return state.listener
         }
         guard let listener else { return }
-        let address = listener.localAddress
+        guard let address = listener.localAddress else {
+            try await listener.close()
+            return
+        }
+        // Held before the listener goes, so that the port is never free.
+        let reservation: PortReservation
+        do {
+            reservation = try PortReservation(address)
+        } catch {
+            try? await listener.close()
+            throw error
+        }
         try await listener.close()
-        guard let address else { return }
-        let reservation = try PortReservation(address)
         let kept = state.withLockedValue { state in
             guard !state.stopped, state.reservation == nil else { return false }
             state.reservation = reservation
@@ -200,8 +214,15 @@ public final class MockServer: Sendable {
             return .some(state.reservation)
         }
         guard let reservation else { return }
+        // The new listener first, then the reservation goes: never a gap.
+        let listener: any Channel
+        do {
+            listener = try await Self.bind(core: core, group: group, host: host, port: port)
+        } catch {
+            reservation?.release()
+            throw error
+        }
         reservation?.release()
-        let listener = try await Self.bind(core: core, group: group, host: host, port: port)
         state.withLockedValue { $0.listener = listener }
     }
 

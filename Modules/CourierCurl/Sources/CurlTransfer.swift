@@ -39,15 +39,23 @@ final class CurlTransfer {
     private(set) var failure: TransportError?
 
     private let pool: CurlHandlePool
+    /// Where large response bodies come from.
+    private let buffers: CurlBufferPool
 
-    init(id: UInt64, pool: CurlHandlePool, request: OutgoingRequest, options: TransportOptions) {
+    init(
+        id: UInt64, pool: CurlHandlePool, buffers: CurlBufferPool, request: OutgoingRequest,
+        options: TransportOptions
+    ) {
         self.id = id
         self.pool = pool
+        self.buffers = buffers
         self.request = request
         self.options = options
     }
 
     deinit {
+        // A body never handed over (the transfer failed) serves the next one.
+        buffers.give(body)
         curl_slist_free_all(headerList)
         download?.discard()
         // The transfer has left the multi handle (or never joined it): the
@@ -151,8 +159,21 @@ final class CurlTransfer {
                 failure = TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
                 return 0
             }
-            if body.isEmpty, let length = head.contentLength, length <= options.maxBodySize {
-                body.reserveCapacity(length)
+            let needed = body.count + bytes.count
+            if needed > body.capacity {
+                // A known length sizes the buffer once; an unknown (or
+                // decoded, longer) one grows it by doubling. Large buffers
+                // come from the transport's pool, whose pages stay mapped.
+                let length = body.isEmpty ? head.contentLength.map { min($0, options.maxBodySize) } ?? 0 : 0
+                let wanted = max(needed, length, body.capacity * 2)
+                if CurlBufferPool.pools(wanted) {
+                    var larger = buffers.take(atLeast: wanted)
+                    larger.append(contentsOf: body)
+                    buffers.give(body)
+                    body = larger
+                } else {
+                    body.reserveCapacity(wanted)
+                }
             }
             body.append(contentsOf: bytes)
         }

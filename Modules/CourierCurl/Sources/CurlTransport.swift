@@ -70,6 +70,11 @@ public final class CurlTransport: Transport {
         public var tls: TLSSettings
         /// How the transport's thread waits for its sockets.
         public var eventLoop: EventLoop
+        /// The most bytes of response buffers (bodies of 16 KiB to 4 MiB)
+        /// kept for reuse once their responses are let go: glibc would
+        /// otherwise return a large body's pages to the kernel and fault them
+        /// in again for the next one. 0 keeps none.
+        public var responseBufferPoolBytes: Int
 
         /// Creates a configuration; TLS is always verified.
         public init(
@@ -77,7 +82,7 @@ public final class CurlTransport: Transport {
             connectTimeoutMilliseconds: Int = 10_000,
             lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)? = nil, redirects: RedirectPolicy = .follow,
             httpVersion: HTTPVersion = .automatic, proxy: String? = nil, tls: TLSSettings = .system,
-            eventLoop: EventLoop = .automatic
+            eventLoop: EventLoop = .automatic, responseBufferPoolBytes: Int = 16 << 20
         ) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxConnections = maxConnections
@@ -89,18 +94,21 @@ public final class CurlTransport: Transport {
             self.proxy = proxy
             self.tls = tls
             self.eventLoop = eventLoop
+            self.responseBufferPoolBytes = responseBufferPoolBytes
         }
     }
 
     private let engine: CurlEngine
     private let configuration: Configuration
     private let handles: CurlHandlePool
+    private let buffers: CurlBufferPool
 
     /// Creates a transport with its own thread and connection cache.
     /// - Throws: ``TransportError`` when libcurl cannot be initialised.
     public init(configuration: Configuration = .init()) throws(TransportError) {
         self.configuration = configuration
         self.engine = try CurlEngine(configuration: configuration)
+        self.buffers = CurlBufferPool(capacityBytes: configuration.responseBufferPoolBytes)
         self.handles = CurlHandlePool(
             capacity: max(8, configuration.maxConnections), configuration: configuration,
             socketOpener: engine.socketOpener)
@@ -127,7 +135,8 @@ public final class CurlTransport: Transport {
 
     /// One exchange through libcurl, without following redirects.
     private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
-        let transfer = CurlTransfer(id: engine.nextID(), pool: handles, request: request, options: options)
+        let transfer = CurlTransfer(
+            id: engine.nextID(), pool: handles, buffers: buffers, request: request, options: options)
         try transfer.validate()
         transfer.sentFromEngineThread = engine.isCurrentThread
         let engine = self.engine
