@@ -3,6 +3,13 @@
 
 import PackageDescription
 
+/// A benchmark executable: its local targets and the Courier modules it measures.
+func bench(_ name: String, _ local: [Target.Dependency], courier: [String], ahc: Bool = false) -> Target {
+    let measured: [Target.Dependency] = courier.map { .product(name: $0, package: "Courier") }
+    let peers: [Target.Dependency] = ahc ? [.product(name: "AsyncHTTPClient", package: "async-http-client")] : []
+    return .executableTarget(name: name, dependencies: ["BenchSupport"] + local + measured + peers)
+}
+
 let package = Package(
     name: "CourierBenchmarks",
     platforms: [.macOS(.v15)],
@@ -15,72 +22,30 @@ let package = Package(
         // The baseline: libcurl driven from C, as an application in C would.
         .target(name: "CRawCurl", linkerSettings: [.linkedLibrary("curl"), .linkedLibrary("jansson")]),
         .target(name: "BenchSupport"),
-        .executableTarget(
-            name: "courier-bench",
-            dependencies: [
-                "CRawCurl", "BenchSupport",
-                .product(name: "CourierCurl", package: "Courier"),
-                .product(name: "CourierURLSession", package: "Courier"),
-                .product(name: "CourierAsyncHTTPClient", package: "Courier"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
-        ),
-        // CurlTransport's event loops with 10,000 idle connections, and
-        // 10,000 requests in flight.
-        .executableTarget(
-            name: "courier-scale-bench",
-            dependencies: ["BenchSupport", .product(name: "CourierCurl", package: "Courier")]
-        ),
         // jansson for the hand-written baselines the decoders are measured against.
         .systemLibrary(name: "CBenchJansson", pkgConfig: "jansson"),
-        .executableTarget(
-            name: "courier-json-bench",
-            dependencies: [
-                "CBenchJansson", "BenchSupport",
-                .product(name: "CourierJansson", package: "Courier"),
-                .product(name: "CourierCodable", package: "Courier"),
-            ]
-        ),
+        // Every transport against nginx, next to raw C libcurl.
+        bench(
+            "courier-bench", ["CRawCurl"], courier: ["CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient"],
+            ahc: true),
+        // CurlTransport's event loops with 10,000 idle connections, and
+        // 10,000 requests in flight.
+        bench("courier-scale-bench", [], courier: ["CourierCurl"]),
+        // 100 concurrent requests over HTTP/2: CourierCurl (h2c and TLS) and
+        // AsyncHTTPClient (TLS).
+        bench("courier-h2-bench", [], courier: ["CourierCurl"], ahc: true),
+        // Decoders next to hand-written jansson.
+        bench("courier-json-bench", ["CBenchJansson"], courier: ["CourierJansson", "CourierCodable"]),
         // The call pipeline's own cost, over a stub transport (no sockets).
-        .executableTarget(
-            name: "courier-pipeline-bench",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "CourierCore", package: "Courier"),
-                .product(name: "CourierCodable", package: "Courier"),
-                .product(name: "CourierTesting", package: "Courier"),
-            ]
-        ),
+        bench("courier-pipeline-bench", [], courier: ["CourierCore", "CourierCodable", "CourierTesting"]),
         // What flow control adds to a call: a ConcurrencyGroup and an
         // Authenticator with no refresh due, 1,000 calls at once.
-        .executableTarget(
-            name: "courier-flow-bench",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "CourierCore", package: "Courier"),
-                .product(name: "CourierTesting", package: "Courier"),
-            ]
-        ),
+        bench("courier-flow-bench", [], courier: ["CourierCore", "CourierTesting"]),
         // A cache hit (memory, disk) next to the same call over the network.
-        .executableTarget(
-            name: "courier-cache-bench",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "CourierCache", package: "Courier"),
-                .product(name: "CourierCurl", package: "Courier"),
-                .product(name: "CourierCodable", package: "Courier"),
-            ]
-        ),
+        bench("courier-cache-bench", [], courier: ["CourierCache", "CourierCurl", "CourierCodable"]),
         // The typed call: GET an envelope and decode the model, every stack.
-        .executableTarget(
-            name: "courier-typed-bench",
-            dependencies: [
-                "CRawCurl", "BenchSupport",
-                .product(name: "CourierCurl", package: "Courier"),
-                .product(name: "CourierJansson", package: "Courier"),
-                .product(name: "CourierCodable", package: "Courier"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
-        ),
+        bench(
+            "courier-typed-bench", ["CRawCurl"], courier: ["CourierCurl", "CourierJansson", "CourierCodable"],
+            ahc: true),
     ]
 )

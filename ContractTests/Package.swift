@@ -39,6 +39,7 @@ let package = Package(
         .package(name: "Courier", path: "..", traits: ["AsyncHTTPClient"]),
         .package(name: "CourierMockServer", path: "../MockServer"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         // What the generated OpenAPI client (OpenAPI/ShopAPI) calls.
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
@@ -66,7 +67,13 @@ let package = Package(
         // One suite over every transport, against the mock server on real sockets.
         .testTarget(
             name: "TransportConformanceTests",
-            dependencies: suiteDependencies,
+            dependencies: suiteDependencies + [
+                // An HTTP/2 server for the prior-knowledge tests (the mock
+                // server speaks HTTP/1.1).
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Conformance"
         ),
         // The mock server's own tests: matching, faults, journal, admin API.

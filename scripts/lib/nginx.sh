@@ -3,7 +3,8 @@
 # reference prototype was measured). Source it, put files in "$nginx_work/www",
 # call start_nginx; it sets $nginx_port and $client_cpu (a command prefix).
 # Optional, set before start_nginx: nginx_connections (worker connections,
-# 1024), nginx_main (top-level directives); for directives in the
+# 1024), nginx_main (top-level directives), nginx_http (in the http block);
+# for directives in the
 # server block: define nginx_server_for_port, a function given the port that
 # prints them).
 
@@ -33,6 +34,7 @@ http {
     sendfile on;
     keepalive_requests 1000000;
     types { application/json json; }
+    ${nginx_http:-}
     server {
         listen 127.0.0.1:$nginx_port;
         root $nginx_work/www;

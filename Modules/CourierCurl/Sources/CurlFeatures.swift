@@ -10,11 +10,19 @@ public struct CurlFeatures: Sendable, Hashable {
     public var http2: Bool
     /// Content encodings libcurl can decompress: `gzip`, `deflate`, `br`, `zstd`.
     public var encodings: [String]
+    /// Whether HTTP/2 with prior knowledge (cleartext, no upgrade) can carry
+    /// more than one request per connection. libcurl 7.88.0 and 7.88.1 fail
+    /// every request sent on an existing prior-knowledge connection ("Error
+    /// in the HTTP2 framing layer", fixed in 8.0.0); with them,
+    /// `CurlTransport` gives each such request a connection of its own.
+    public var http2PriorKnowledgeReusesConnections: Bool
 
     /// The features of the loaded libcurl.
     public static let current: CurlFeatures = {
         guard let info = courier_version_info()?.pointee else {
-            return CurlFeatures(version: "unknown", tlsBackend: nil, http2: false, encodings: [])
+            return CurlFeatures(
+                version: "unknown", tlsBackend: nil, http2: false, encodings: [],
+                http2PriorKnowledgeReusesConnections: false)
         }
         let bits = info.features
         var encodings: [String] = []
@@ -25,6 +33,8 @@ public struct CurlFeatures: Sendable, Hashable {
             version: info.version.map { String(cString: $0) } ?? "unknown",
             tlsBackend: info.ssl_version.map { String(cString: $0) },
             http2: bits & CURL_VERSION_HTTP2 != 0,
-            encodings: encodings)
+            encodings: encodings,
+            // 7.88.x is 0x0758xx.
+            http2PriorKnowledgeReusesConnections: info.version_num >> 8 != 0x0758)
     }()
 }

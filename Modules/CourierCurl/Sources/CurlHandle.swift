@@ -12,12 +12,14 @@ final class CurlHandle {
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// Whether this libcurl has `CURLOPT_PREREQFUNCTION` (7.80).
     let hasPrerequestHook: Bool
+    private let httpVersion: CurlTransport.Configuration.HTTPVersion
 
     init(configuration: CurlTransport.Configuration, socketOpener: CurlSocketOpener?) throws(TransportError) {
         guard let pointer = curl_easy_init() else { throw TransportError(.other, "curl_easy_init failed") }
         self.pointer = pointer
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
+        self.httpVersion = configuration.httpVersion
         self.hasPrerequestHook =
             courier_easy_setopt_prereq_function(pointer, CURLOPT_PREREQFUNCTION, curlPrerequest) == CURLE_OK
         try applyShared(configuration)
@@ -27,6 +29,20 @@ final class CurlHandle {
                     pointer, CURLOPT_OPENSOCKETFUNCTION, socketOpener.callback))
             try CurlErrorMapping.check(
                 courier_easy_setopt_pointer(pointer, CURLOPT_OPENSOCKETDATA, socketOpener.context))
+        }
+    }
+
+    /// Whether a request to `scheme` should wait for a connection being made
+    /// to say whether it multiplexes (HTTP/2) rather than open one of its
+    /// own (`CURLOPT_PIPEWAIT`): a burst then shares one connection. Only
+    /// where the answer comes with the connection — TLS (ALPN) or prior
+    /// knowledge; over cleartext HTTP/1.1 libcurl would learn it only when
+    /// the first response ends, and the burst would queue behind it.
+    func waitsToMultiplex(scheme: String) -> Bool {
+        switch httpVersion {
+        case .http1: false
+        case .http2PriorKnowledge: CurlFeatures.current.http2PriorKnowledgeReusesConnections
+        default: scheme.lowercased() == "https"
         }
     }
 
@@ -63,6 +79,14 @@ final class CurlHandle {
             case .http2PriorKnowledge: Int32(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)
             }
         try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_HTTP_VERSION, Int(version)))
+        if settings.httpVersion == .http2PriorKnowledge,
+            !CurlFeatures.current.http2PriorKnowledgeReusesConnections
+        {
+            // This libcurl breaks every request after the first on a
+            // prior-knowledge connection (CurlFeatures): one connection each.
+            try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_FRESH_CONNECT, 1))
+            try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_FORBID_REUSE, 1))
+        }
         if let proxy = settings.proxy {
             try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_PROXY, proxy))
         }

@@ -67,6 +67,7 @@ struct CurlShimTests {
         #expect(!features.version.isEmpty && features.version != "unknown")
         #expect(features.encodings.contains("gzip"))
         #expect(features.tlsBackend != nil)
+        #expect(features.http2PriorKnowledgeReusesConnections == !features.version.hasPrefix("7.88."))
     }
 }
 

@@ -1,0 +1,58 @@
+import CourierCore
+import CourierCurl
+import HTTPTypes
+import Testing
+
+/// CurlTransport over cleartext HTTP/2 with prior knowledge, on both event
+/// loops: a burst of requests multiplexed on one connection, and requests
+/// after it on the same connection — or, with a libcurl that breaks requests
+/// on an existing prior-knowledge connection (7.88.x), every request on a
+/// connection of its own, and all of them answered.
+struct HTTP2Tests {
+    static let loops: [CurlTransport.Configuration.EventLoop] = [.automatic, .poll]
+
+    static func request(_ port: Int, _ index: Int) -> OutgoingRequest {
+        OutgoingRequest(
+            head: HTTPRequest(
+                method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/r/\(index)"))
+    }
+
+    @Test(arguments: loops)
+    func priorKnowledgeCarriesABurstAndWhatFollows(loop: CurlTransport.Configuration.EventLoop) async throws {
+        let server = try await HTTP2Server.start()
+        do {
+            try await exchange(with: server, loop: loop)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    private func exchange(with server: HTTP2Server, loop: CurlTransport.Configuration.EventLoop) async throws
+    {
+        let burst = 50
+        let after = 10
+        let configuration = CurlTransport.Configuration(httpVersion: .http2PriorKnowledge, eventLoop: loop)
+        try await withCurlTransport(configuration: configuration) { transport async throws in
+            let port = server.port
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<burst {
+                    group.addTask {
+                        let response = try await transport.send(Self.request(port, index), options: .init())
+                        #expect(response.statusCode == 200)
+                        #expect(response.metrics.httpVersion == "2")
+                        #expect(response.body.bytes == Array("/r/\(index)".utf8))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for index in burst..<burst + after {
+                let response = try await transport.send(Self.request(port, index), options: .init())
+                #expect(response.body.bytes == Array("/r/\(index)".utf8))
+            }
+        }
+        let reuses = CurlFeatures.current.http2PriorKnowledgeReusesConnections
+        #expect(server.connections == (reuses ? 1 : burst + after))
+    }
+}
