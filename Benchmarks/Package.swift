@@ -6,7 +6,8 @@ import PackageDescription
 /// A benchmark executable: its local targets and the Courier modules it measures.
 func bench(_ name: String, _ local: [Target.Dependency], courier: [String], ahc: Bool = false) -> Target {
     let measured: [Target.Dependency] = courier.map { .product(name: $0, package: "Courier") }
-    let peers: [Target.Dependency] = ahc ? [.product(name: "AsyncHTTPClient", package: "async-http-client")] : []
+    let peers: [Target.Dependency] =
+        ahc ? [.product(name: "AsyncHTTPClient", package: "async-http-client")] : []
     return .executableTarget(name: name, dependencies: ["BenchSupport"] + local + measured + peers)
 }
 
@@ -26,7 +27,8 @@ let package = Package(
         .systemLibrary(name: "CBenchJansson", pkgConfig: "jansson"),
         // Every transport against nginx, next to raw C libcurl.
         bench(
-            "courier-bench", ["CRawCurl"], courier: ["CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient"],
+            "courier-bench", ["CRawCurl"],
+            courier: ["CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient"],
             ahc: true),
         // CurlTransport's event loops with 10,000 idle connections, and
         // 10,000 requests in flight.
@@ -45,7 +47,8 @@ let package = Package(
         bench("courier-cache-bench", [], courier: ["CourierCache", "CourierCurl", "CourierCodable"]),
         // The typed call: GET an envelope and decode the model, every stack.
         bench(
-            "courier-typed-bench", ["CRawCurl"], courier: ["CourierCurl", "CourierJansson", "CourierCodable"],
+            "courier-typed-bench", ["CRawCurl"],
+            courier: ["CourierCurl", "CourierJansson", "CourierCodable"],
             ahc: true),
     ]
 )

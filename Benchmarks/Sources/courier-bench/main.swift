@@ -68,7 +68,10 @@ func selected<T>(_ all: [T], _ variable: String, _ name: (T) -> String) -> [T] {
 let contenders = selected(Contender.allCases, "BENCH_CONTENDERS", \.rawValue)
 let chosenWorkloads = selected(workloads, "BENCH_WORKLOADS", \.name)
 
-let curl = CurlTransport.shared
+/// BENCH_EVENT_LOOP=poll measures CurlTransport's poll loop instead of the default.
+let curl =
+    ProcessInfo.processInfo.environment["BENCH_EVENT_LOOP"] == "poll"
+    ? try CurlTransport(configuration: .init(eventLoop: .poll)) : CurlTransport.shared
 let session = URLSessionTransport.shared
 let courierAHC = AsyncHTTPClientTransport.shared
 let ahc = HTTPClient(eventLoopGroupProvider: .singleton)

@@ -168,7 +168,19 @@ for round in 1...rounds {
             "business error: jansson envelope peek",
             { _ = try jansson.readEnvelope(businessError, format: .standard) }
         ),
-        ("jansson parse alone", { _ = try JSONValue(parsing: businessError) }),
+        ("JSONValue(parsing:)", { _ = try JSONValue(parsing: businessError) }),
+        (
+            "jansson parse alone (json_loadb, then freed)",
+            {
+                var error = json_error_t()
+                let root = envelope.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        json_loadb($0.baseAddress, $0.count, 0, &error)
+                    }
+                }
+                json_decref(root)
+            }
+        ),
     ]
     for (name, body) in small {
         samples["envelope", default: [:]][name, default: []].append(try measure(body) * 1e6)
@@ -198,7 +210,7 @@ let full = samples["envelope"]?["JSONDecoder"] ?? []
 for name in [
     "JSONDecoder", "JanssonDecoder", "business error: JSONDecoder full decode",
     "business error: jansson envelope peek",
-    "jansson parse alone",
+    "JSONValue(parsing:)", "jansson parse alone (json_loadb, then freed)",
 ] {
     let mine = samples["envelope"]?[name] ?? []
     print(

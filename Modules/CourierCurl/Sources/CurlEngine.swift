@@ -316,7 +316,7 @@ final class CurlEngine: TaskExecutor, Sendable {
             #if os(Linux)
                 if let socketLoop {
                     let sleep = mayWait()
-                    socketLoop.turn(mayWait: sleep)
+                    socketLoop.turn(mayWait: sleep, active: active.count)
                     if sleep { sleeping.store(false, ordering: .relaxed) }
                 } else {
                     curl_multi_perform(multi, &running)

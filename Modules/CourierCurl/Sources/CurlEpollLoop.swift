@@ -46,12 +46,18 @@
             _ = courier_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
         }
 
-        /// One turn: waits for ready sockets (at most until libcurl's timer, and
-        /// not at all unless `mayWait`), lets libcurl serve each, then its timer
-        /// if due. Completed transfers are then in `curl_multi_info_read`.
-        func turn(mayWait: Bool) {
-            var running: Int32 = 0
-            let timeout = mayWait ? waitMilliseconds() : 0
+        /// One turn: libcurl's timer if due, then a wait for ready sockets (at
+        /// most until the timer, and not at all unless `mayWait` or when a
+        /// transfer of the `active` ones just ended), libcurl serving each, then
+        /// the timer again if due. Completed transfers are then in
+        /// `curl_multi_info_read`.
+        func turn(mayWait: Bool, active: Int) {
+            // Timers due first: a transfer just added starts now (libcurl
+            // asks for an immediate timeout), without a turn of its own.
+            var running = Int32(clamping: active)
+            fireTimerIfDue(&running)
+            // A transfer that ended just now has a message waiting: no sleep.
+            let timeout = mayWait && Int(running) >= active ? waitMilliseconds() : 0
             let count = readyDescriptors.withUnsafeMutableBufferPointer { fds in
                 readyEvents.withUnsafeMutableBufferPointer { events in
                     courier_epoll_wait(
@@ -75,10 +81,13 @@
             // libcurl checks an unwatched socket itself (mask 0) and copes
             // with one that is not ready.
             for fd in unwatched { curl_multi_socket_action(multi, fd, 0, &running) }
-            if let deadline, deadline <= .now {
-                self.deadline = nil
-                curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
-            }
+            fireTimerIfDue(&running)
+        }
+
+        private func fireTimerIfDue(_ running: inout Int32) {
+            guard let deadline, deadline <= .now else { return }
+            self.deadline = nil
+            curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
         }
 
         /// How long a sleeping turn may wait: until libcurl's timer, at most a

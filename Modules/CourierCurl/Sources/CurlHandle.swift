@@ -42,7 +42,7 @@ final class CurlHandle {
         switch httpVersion {
         case .http1: false
         case .http2PriorKnowledge: CurlFeatures.current.http2PriorKnowledgeReusesConnections
-        default: scheme.lowercased() == "https"
+        default: scheme == "https" || scheme.lowercased() == "https"
         }
     }
 

@@ -16,11 +16,13 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
     }
 
     /// The current node, borrowed from `document`, which this decoder keeps alive.
-    private(set) var node: UnsafeMutablePointer<json_t>
+    /// Unchecked exclusivity: one decode walks the tree on one thread, and
+    /// ``descend(into:key:_:)`` restores what it changed before returning.
+    @exclusivity(unchecked) private(set) var node: UnsafeMutablePointer<json_t>
     let document: JanssonDocument
     let settings: Settings
-    /// The keys from the root to ``node``.
-    private(set) var path: [any CodingKey]
+    /// The keys from the root to ``node`` (unchecked exclusivity, as ``node``).
+    @exclusivity(unchecked) private(set) var path: [any CodingKey]
 
     init(
         node: UnsafeMutablePointer<json_t>, document: JanssonDocument, settings: Settings,
@@ -142,6 +144,13 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
             return url
         }
         if T.self == Decimal.self, let decimal = try unboxDecimal() as? T { return decimal }
+        // Arrays of strings and numbers, the commonest leaves: read straight
+        // from the tree into an array sized once. The standard library's
+        // generic Array.init(from:) would grow it append by append, each
+        // growth looking its storage type up at run time.
+        if T.self == [String].self, let strings = try scalarArray(String.self) as? T { return strings }
+        if T.self == [Int].self, let integers = try scalarArray(Int.self) as? T { return integers }
+        if T.self == [Double].self, let numbers = try scalarArray(Double.self) as? T { return numbers }
         // Only a converting key strategy treats [String: V] differently; the
         // dynamic cast is skipped otherwise, as it costs on every nested value.
         if case .useDefaultKeys = settings.keys {
@@ -151,6 +160,39 @@ final class JanssonDecoding: Decoder, SingleValueDecodingContainer {
             return value
         }
         return try T(from: self)
+    }
+
+    /// The current array's elements as `Element` (a string or a number
+    /// type), each read where it lies; an element of another type fails as
+    /// it would through the unkeyed container, at its index.
+    private func scalarArray<Element: Decodable>(_ type: Element.Type) throws -> [Element] {
+        guard courier_json_typeof(node) == JSON_ARRAY else { throw mismatch([Element].self) }
+        try checkDepth()
+        let array = node
+        let count = json_array_size(array)
+        var result: [Element] = []
+        result.reserveCapacity(count)
+        for index in 0..<count {
+            guard let element = json_array_get(array, index) else { break }
+            if Element.self == String.self, courier_json_typeof(element) == JSON_STRING,
+                let text = JanssonNode.string(element) as? Element
+            {
+                result.append(text)
+            } else if Element.self == Double.self, courier_json_typeof(element) == JSON_REAL,
+                let number = json_real_value(element) as? Element
+            {
+                result.append(number)
+            } else if Element.self == Int.self, courier_json_typeof(element) == JSON_INTEGER,
+                let exact = Int(exactly: json_integer_value(element)), let integer = exact as? Element
+            {
+                result.append(integer)
+            } else {
+                // Integers, conversions and every error: the general path.
+                result.append(
+                    try descend(into: element, key: IndexKey(intValue: index)) { try $0.decode(type) })
+            }
+        }
+        return result
     }
 
     private func unboxDate() throws -> Date {

@@ -302,3 +302,40 @@ struct DecoderConformanceTests {
         }
     }
 }
+
+/// Arrays of strings and numbers take a fast path (read in place, sized
+/// once); every element that is not plainly of the type, and every error,
+/// must still come out as `JSONDecoder` has it, at the element's index.
+struct ScalarArrayTests {
+    struct Lists: Codable, Equatable {
+        let names: [String]
+        let counts: [Int]
+        let scores: [Double]
+        let nested: [[String]]
+    }
+
+    @Test(arguments: [
+        #"{"names": ["a", "b"], "counts": [1, 2], "scores": [1.5, 2], "nested": [["x"], []]}"#,
+        #"{"names": [], "counts": [3.0], "scores": [], "nested": []}"#,
+        #"{"names": ["a", 1], "counts": [], "scores": [], "nested": []}"#,
+        #"{"names": ["a", null], "counts": [], "scores": [], "nested": []}"#,
+        #"{"names": [], "counts": [1, 2.5], "scores": [], "nested": []}"#,
+        #"{"names": [], "counts": [9223372036854775807], "scores": [], "nested": []}"#,
+        #"{"names": [], "counts": [], "scores": [1, "2"], "nested": []}"#,
+        #"{"names": [], "counts": [], "scores": [], "nested": [["x", 2]]}"#,
+        #"{"names": "a", "counts": [], "scores": [], "nested": []}"#,
+    ])
+    func sameValuesAndFailuresAsJSONDecoder(json: String) {
+        expectSame(Lists.self, json)
+    }
+
+    @Test func aBadElementIsNamedByItsIndex() throws {
+        let json = Array(#"{"names": ["a", "b", 3], "counts": [], "scores": [], "nested": []}"#.utf8)
+        do {
+            _ = try JanssonDecoder().decode(Lists.self, from: json)
+            Issue.record("decoded a number as a string")
+        } catch DecodingError.typeMismatch(_, let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["names", "Index 2"])
+        }
+    }
+}
