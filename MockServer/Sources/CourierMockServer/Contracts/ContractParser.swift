@@ -146,10 +146,11 @@ struct ContractParser {
             file: file, path: path, value: value,
             allowed: [
                 "status", "headers", "body", "base64Body", "jsonBody", "bodyFileName", "envelope",
-                "fixedDelayMilliseconds", "delayDistribution", "fault",
+                "fixedDelayMilliseconds", "delayDistribution", "fault", "eventStream",
             ])
         var response = StubResponse(status: try reader.int("status", in: 100...599) ?? 200)
-        let bodyKeys = ["body", "base64Body", "jsonBody", "bodyFileName", "envelope"].filter(reader.has)
+        let bodyKeys = ["body", "base64Body", "jsonBody", "bodyFileName", "envelope", "eventStream"].filter(
+            reader.has)
         if bodyKeys.count > 1 {
             throw reader.error(bodyKeys[1], "give only one of \(bodyKeys.joined(separator: ", "))")
         }
@@ -226,6 +227,12 @@ struct ContractParser {
         }
         if let fault = reader.value("fault") {
             response.fault = try MockFault.parse(fault, file: file, path: "\(path).fault")
+        }
+        if let stream = reader.value("eventStream") {
+            if reader.has("fault") {
+                throw reader.error("fault", "does not apply to an event stream; use its dropAfterEvents")
+            }
+            response.eventStream = try parseEventStream(stream, path: "\(path).eventStream")
         }
         return response
     }

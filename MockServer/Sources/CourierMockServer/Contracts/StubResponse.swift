@@ -18,18 +18,21 @@ public struct StubResponse: Sendable, Hashable {
     public var delay: Delay?
     /// The fault to apply, if any.
     public var fault: MockFault?
+    /// Server-sent events instead of a body, if any.
+    public var eventStream: EventStream?
 
     /// Creates a response.
     public init(
         status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
         delay: Delay? = nil,
-        fault: MockFault? = nil
+        fault: MockFault? = nil, eventStream: EventStream? = nil
     ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.delay = delay
         self.fault = fault
+        self.eventStream = eventStream
     }
 
     /// A JSON response.
@@ -40,9 +43,10 @@ public struct StubResponse: Sendable, Hashable {
     /// A response that only applies a fault.
     public static func fault(_ fault: MockFault) -> StubResponse { StubResponse(fault: fault) }
 
-    /// Equal when status, headers (in order), body, delay and fault are.
+    /// Equal when status, headers (in order), body, delay, fault and event stream are.
     public static func == (lhs: StubResponse, rhs: StubResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body && lhs.delay == rhs.delay && lhs.fault == rhs.fault
+            && lhs.eventStream == rhs.eventStream
             && lhs.headers.count == rhs.headers.count
             && zip(lhs.headers, rhs.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
@@ -53,6 +57,7 @@ public struct StubResponse: Sendable, Hashable {
         hasher.combine(body)
         hasher.combine(delay)
         hasher.combine(fault)
+        hasher.combine(eventStream)
         for header in headers {
             hasher.combine(header.name)
             hasher.combine(header.value)

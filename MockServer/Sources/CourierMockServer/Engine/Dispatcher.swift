@@ -20,8 +20,15 @@ struct Dispatcher {
         }
         switch core.registry.match(request) {
         case .success(let matched):
-            let response = RangeRequests.apply(matched.response, for: request)
-            let plan = ResponsePlan.make(response, delayMs: matched.delayMs, keepAlive: keepAlive)
+            let plan: ResponsePlan
+            if let stream = matched.response.eventStream {
+                plan = .eventStream(
+                    matched.response, stream, lastEventID: request.header("Last-Event-ID"),
+                    delayMs: matched.delayMs, keepAlive: keepAlive)
+            } else {
+                let response = RangeRequests.apply(matched.response, for: request)
+                plan = ResponsePlan.make(response, delayMs: matched.delayMs, keepAlive: keepAlive)
+            }
             return Answer(plan: plan, journal: JournalFields(matched: matched, status: plan.status))
         case .failure(let report):
             if core.configuration.builtinRoutes, let builtin = BuiltinRoutes.answer(request) {

@@ -1,0 +1,63 @@
+import Foundation
+
+extension ContractParser {
+    /// A response's `eventStream` (see ``EventStream``).
+    func parseEventStream(_ value: JSONValue, path: String) throws(ContractError) -> EventStream {
+        let reader = try ContractReader(
+            file: file, path: path, value: value,
+            allowed: ["events", "generate", "retryMs", "dropAfterEvents", "lineBreak"])
+        var events: [EventStream.Event] = []
+        for (index, item) in (try reader.array("events") ?? []).enumerated() {
+            events.append(try parseEvent(item, path: "\(path).events[\(index)]"))
+        }
+        if let generate = try reader.child("generate", allowed: ["count", "event", "data", "delayMs"]) {
+            let count = try generate.int("count", in: 0...1_000_000) ?? 0
+            let type = try generate.string("event")
+            let data = try generate.string("data") ?? "{n}"
+            let delay = try generate.int("delayMs", in: 0...600_000) ?? 0
+            let first = events.count + 1
+            for number in first..<(first + count) {
+                events.append(
+                    EventStream.Event(
+                        id: "\(number)", event: type,
+                        data: data.replacingOccurrences(of: "{n}", with: "\(number)"),
+                        delayMs: delay))
+            }
+        }
+        guard !events.isEmpty || reader.has("retryMs") else {
+            throw reader.error("events", "an event stream needs events (or generate)")
+        }
+        var lineBreak = EventStream.LineBreak.lf
+        if let name = try reader.string("lineBreak") {
+            guard let parsed = EventStream.LineBreak(rawValue: name) else {
+                throw reader.error("lineBreak", "must be lf, crlf or cr")
+            }
+            lineBreak = parsed
+        }
+        return EventStream(
+            events: events, retryMs: try reader.int("retryMs", in: 0...86_400_000),
+            dropAfterEvents: try reader.int("dropAfterEvents", in: 0...1_000_000), lineBreak: lineBreak)
+    }
+
+    private func parseEvent(_ value: JSONValue, path: String) throws(ContractError) -> EventStream.Event {
+        let reader = try ContractReader(
+            file: file, path: path, value: value,
+            allowed: ["id", "event", "data", "comment", "retryMs", "delayMs"])
+        let event = EventStream.Event(
+            id: try reader.string("id"), event: try reader.string("event"), data: try reader.string("data"),
+            comment: try reader.string("comment"), retryMs: try reader.int("retryMs", in: 0...86_400_000),
+            delayMs: try reader.int("delayMs", in: 0...600_000) ?? 0)
+        guard
+            event.id != nil || event.event != nil || event.data != nil || event.comment != nil
+                || event.retryMs != nil
+        else { throw ContractError(file: file, path: path, message: "an event needs at least one field") }
+        // A line break would end the field early: the stream would not say what the file does.
+        for (key, text) in [("id", event.id), ("event", event.event), ("comment", event.comment)] {
+            if let text, text.contains(where: \.isNewline) {
+                throw reader.error(key, "must be one line")
+            }
+        }
+        if event.id?.contains("\0") == true { throw reader.error("id", "must not contain NUL") }
+        return event
+    }
+}
