@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -197,6 +198,19 @@ struct RawClientError: Error, CustomStringConvertible {
 /// Builds a stub from contract JSON in a test.
 func stubs(_ json: String) throws -> [StubMapping] {
     try ContractLoader.parse(Array(json.utf8), file: "<test>")
+}
+
+/// Expects contract JSON to be refused, naming `message` and a path in the response.
+func expectRefusedResponse(
+    _ json: String, _ message: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    do {
+        _ = try ContractLoader.parse(Array(json.utf8), file: "bad.json")
+        Issue.record("accepted \(json)", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.description.contains(message), "\(error)", sourceLocation: sourceLocation)
+        #expect(error.path.hasPrefix("$.response"), "\(error)", sourceLocation: sourceLocation)
+    }
 }
 
 /// A server with these stubs (JSON), for one test.

@@ -146,11 +146,13 @@ struct ContractParser {
             file: file, path: path, value: value,
             allowed: [
                 "status", "headers", "body", "base64Body", "jsonBody", "bodyFileName", "envelope",
-                "fixedDelayMilliseconds", "delayDistribution", "fault", "eventStream",
+                "fixedDelayMilliseconds", "delayDistribution", "fault", "eventStream", "ndjson",
             ])
         var response = StubResponse(status: try reader.int("status", in: 100...599) ?? 200)
-        let bodyKeys = ["body", "base64Body", "jsonBody", "bodyFileName", "envelope", "eventStream"].filter(
-            reader.has)
+        let bodyKeys = [
+            "body", "base64Body", "jsonBody", "bodyFileName", "envelope", "eventStream", "ndjson",
+        ]
+        .filter(reader.has)
         if bodyKeys.count > 1 {
             throw reader.error(bodyKeys[1], "give only one of \(bodyKeys.joined(separator: ", "))")
         }
@@ -233,6 +235,12 @@ struct ContractParser {
                 throw reader.error("fault", "does not apply to an event stream; use its dropAfterEvents")
             }
             response.eventStream = try parseEventStream(stream, path: "\(path).eventStream")
+        }
+        if let stream = reader.value("ndjson") {
+            if reader.has("fault") {
+                throw reader.error("fault", "does not apply to an NDJSON stream; use its dropAfterLines")
+            }
+            response.ndjson = try parseNDJSON(stream, path: "\(path).ndjson")
         }
         return response
     }

@@ -20,12 +20,14 @@ public struct StubResponse: Sendable, Hashable {
     public var fault: MockFault?
     /// Server-sent events instead of a body, if any.
     public var eventStream: EventStream?
+    /// A streamed NDJSON body instead of a body, if any.
+    public var ndjson: NDJSONStream?
 
     /// Creates a response.
     public init(
         status: Int = 200, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
         delay: Delay? = nil,
-        fault: MockFault? = nil, eventStream: EventStream? = nil
+        fault: MockFault? = nil, eventStream: EventStream? = nil, ndjson: NDJSONStream? = nil
     ) {
         self.status = status
         self.headers = headers
@@ -33,6 +35,7 @@ public struct StubResponse: Sendable, Hashable {
         self.delay = delay
         self.fault = fault
         self.eventStream = eventStream
+        self.ndjson = ndjson
     }
 
     /// A JSON response.
@@ -43,10 +46,10 @@ public struct StubResponse: Sendable, Hashable {
     /// A response that only applies a fault.
     public static func fault(_ fault: MockFault) -> StubResponse { StubResponse(fault: fault) }
 
-    /// Equal when status, headers (in order), body, delay, fault and event stream are.
+    /// Equal when status, headers (in order), body, delay, fault and streams are.
     public static func == (lhs: StubResponse, rhs: StubResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body && lhs.delay == rhs.delay && lhs.fault == rhs.fault
-            && lhs.eventStream == rhs.eventStream
+            && lhs.eventStream == rhs.eventStream && lhs.ndjson == rhs.ndjson
             && lhs.headers.count == rhs.headers.count
             && zip(lhs.headers, rhs.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
@@ -58,6 +61,7 @@ public struct StubResponse: Sendable, Hashable {
         hasher.combine(delay)
         hasher.combine(fault)
         hasher.combine(eventStream)
+        hasher.combine(ndjson)
         for header in headers {
             hasher.combine(header.name)
             hasher.combine(header.value)

@@ -25,6 +25,8 @@ struct Dispatcher {
                 plan = .eventStream(
                     matched.response, stream, lastEventID: request.header("Last-Event-ID"),
                     delayMs: matched.delayMs, keepAlive: keepAlive)
+            } else if let stream = matched.response.ndjson {
+                plan = .ndjson(matched.response, stream, delayMs: matched.delayMs, keepAlive: keepAlive)
             } else {
                 let response = RangeRequests.apply(matched.response, for: request)
                 plan = ResponsePlan.make(response, delayMs: matched.delayMs, keepAlive: keepAlive)

@@ -61,3 +61,43 @@ extension ContractParser {
         return event
     }
 }
+
+extension ContractParser {
+    /// A response's `ndjson` (see ``NDJSONStream``).
+    func parseNDJSON(_ value: JSONValue, path: String) throws(ContractError) -> NDJSONStream {
+        let reader = try ContractReader(
+            file: file, path: path, value: value,
+            allowed: ["lines", "generate", "malformedLines", "linesPerChunk", "delayMs", "dropAfterLines"])
+        var lines = (try reader.array("lines") ?? []).map { String(decoding: $0.jsonBytes, as: UTF8.self) }
+        if let generate = try reader.child("generate", allowed: ["count", "template"]) {
+            let count = try generate.int("count", in: 0...10_000_000) ?? 0
+            guard let template = generate.value("template") else {
+                throw generate.error("template", "is required")
+            }
+            let text = String(decoding: template.jsonBytes, as: UTF8.self)
+            let first = lines.count + 1
+            lines.reserveCapacity(lines.count + count)
+            for number in first..<(first + count) {
+                lines.append(
+                    text.replacingOccurrences(of: "\"{n}\"", with: "\(number)")
+                        .replacingOccurrences(of: "{n}", with: "\(number)"))
+            }
+        }
+        if let malformed = try reader.child("malformedLines", allowed: Set(lines.indices.map { "\($0 + 1)" }))
+        {
+            for (key, raw) in malformed.object {
+                guard case .string(let text) = raw, !text.contains(where: \.isNewline) else {
+                    throw malformed.error(key, "must be one line of text")
+                }
+                if let number = Int(key) { lines[number - 1] = text }
+            }
+        }
+        guard !lines.isEmpty else {
+            throw reader.error("lines", "an NDJSON stream needs lines (or generate)")
+        }
+        return NDJSONStream(
+            lines: lines, linesPerChunk: try reader.int("linesPerChunk", in: 1...1_000_000) ?? 1,
+            delayMs: try reader.int("delayMs", in: 0...600_000) ?? 0,
+            dropAfterLines: try reader.int("dropAfterLines", in: 0...10_000_000))
+    }
+}

@@ -34,3 +34,36 @@ extension ResponsePlan {
         return ResponsePlan(steps: steps, status: response.status)
     }
 }
+
+extension ResponsePlan {
+    /// A streamed NDJSON body's plan: the head (chunked,
+    /// `application/x-ndjson`), then `linesPerChunk` lines a chunk with
+    /// `delayMs` between chunks; the last chunk, or a close where it drops.
+    static func ndjson(_ response: StubResponse, _ stream: NDJSONStream, delayMs: Int, keepAlive: Bool)
+        -> ResponsePlan
+    {
+        var steps: [PlanStep] = delayMs > 0 ? [.wait(delayMs)] : []
+        var lines = ["HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))"]
+        let named = Set(response.headers.map { $0.name.lowercased() })
+        for header in response.headers { lines.append("\(header.name): \(header.value)") }
+        if !named.contains("content-type") { lines.append("Content-Type: application/x-ndjson") }
+        lines += ["Transfer-Encoding: chunked", "Connection: \(keepAlive ? "keep-alive" : "close")"]
+        steps.append(.write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)))
+        let sent = stream.dropAfterLines.map { min($0, stream.lines.count) } ?? stream.lines.count
+        var start = 0
+        while start < sent {
+            let end = min(sent, start + stream.linesPerChunk)
+            if start > 0, stream.delayMs > 0 { steps.append(.wait(stream.delayMs)) }
+            let chunk: [UInt8] = stream.lines[start..<end].flatMap { Array($0.utf8) + [10] }
+            steps.append(.write(Chunked.frame(chunk)))
+            start = end
+        }
+        if sent < stream.lines.count {
+            steps.append(.close)
+        } else {
+            steps.append(.write(Chunked.last))
+            if !keepAlive { steps.append(.close) }
+        }
+        return ResponsePlan(steps: steps, status: response.status)
+    }
+}
