@@ -1,0 +1,125 @@
+/// One event of a `text/event-stream` body, as the WHATWG HTML standard's
+/// `EventSource` dispatches it.
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The event's type: its `event` field, or `message` without one.
+    public var type: String
+    /// Its `data` lines, joined with LF.
+    public var data: String
+    /// The stream's last event ID when this event was dispatched: set by an
+    /// `id` field and kept for the events after it, as a client sends it
+    /// back in `Last-Event-ID` when it reconnects.
+    public var lastEventID: String
+
+    /// An event.
+    public init(type: String = "message", data: String, lastEventID: String = "") {
+        self.type = type
+        self.data = data
+        self.lastEventID = lastEventID
+    }
+}
+
+/// Parses a `text/event-stream` body fed in chunks of any size, per the
+/// WHATWG HTML standard (§ 9.2.6): lines end with LF, CRLF or CR; a line
+/// starting with a colon is a comment; `event`, `data`, `id` (without NUL)
+/// and `retry` (digits only) are the fields, others are ignored; a blank
+/// line dispatches the event when it has data; a byte order mark opening
+/// the stream is skipped; an event not ended by a blank line when the body
+/// ends is dropped. Works on bytes, so a chunk may end anywhere, inside a
+/// UTF-8 sequence too.
+public struct ServerSentEventParser: Sendable {
+    private var lines = LineSplitter()
+    private var data: [UInt8] = []
+    private var hasData = false
+    private var type: [UInt8] = []
+    private var lastEventIDBytes: [UInt8] = []
+    /// Bytes of the stream's start still to check for a byte order mark.
+    private var start: [UInt8] = []
+    private var started = false
+
+    /// The reconnection time the stream asked for with `retry`, in milliseconds.
+    public private(set) var reconnectionTime: Int?
+    /// The last event ID so far: what a reconnect sends as `Last-Event-ID`.
+    public var lastEventID: String { String(decoding: lastEventIDBytes, as: UTF8.self) }
+
+    /// A parser at the start of a stream.
+    public init() {}
+
+    /// The events `chunk` completes, in order.
+    public mutating func feed(_ chunk: some Collection<UInt8>) -> [ServerSentEvent] {
+        if !started {
+            start += chunk
+            let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+            // Wait for three bytes (or a mismatch) before deciding.
+            if start.count < 3, bom.starts(with: start) { return [] }
+            started = true
+            let bytes = start.starts(with: bom) ? Array(start.dropFirst(3)) : start
+            start = []
+            return split(bytes)
+        }
+        return split(chunk)
+    }
+
+    private mutating func split(_ bytes: some Collection<UInt8>) -> [ServerSentEvent] {
+        var events: [ServerSentEvent] = []
+        var splitter = lines
+        splitter.feed(bytes) { take($0, into: &events) }
+        lines = splitter
+        return events
+    }
+
+    /// Ends the stream: an event without its closing blank line is dropped,
+    /// as the standard says.
+    public mutating func finish() {
+        _ = lines.finish()
+        data = []
+        hasData = false
+        type = []
+    }
+
+    private mutating func take(_ line: ArraySlice<UInt8>, into events: inout [ServerSentEvent]) {
+        guard let first = line.first else {
+            dispatch(into: &events)
+            return
+        }
+        if first == UInt8(ascii: ":") { return }
+        let field: ArraySlice<UInt8>
+        var value: ArraySlice<UInt8>
+        if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            field = line[..<colon]
+            value = line[(colon + 1)...]
+            if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+        } else {
+            field = line
+            value = []
+        }
+        switch String(decoding: field, as: UTF8.self) {
+        case "event":
+            type = Array(value)
+        case "data":
+            if hasData { data.append(10) }
+            data += value
+            hasData = true
+        case "id":
+            if !value.contains(0) { lastEventIDBytes = Array(value) }
+        case "retry":
+            if !value.isEmpty, value.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+                reconnectionTime = Int(String(decoding: value, as: UTF8.self))
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func dispatch(into events: inout [ServerSentEvent]) {
+        defer {
+            data = []
+            hasData = false
+            type = []
+        }
+        guard hasData else { return }
+        events.append(
+            ServerSentEvent(
+                type: type.isEmpty ? "message" : String(decoding: type, as: UTF8.self),
+                data: String(decoding: data, as: UTF8.self), lastEventID: lastEventID))
+    }
+}
