@@ -21,6 +21,8 @@ final class CurlEngine: TaskExecutor, Sendable {
     private enum Command {
         case add(TransferBox)
         case cancel(UInt64)
+        /// Resume a transfer paused because its reader fell behind.
+        case resume(UInt64)
     }
 
     private struct Queue {
@@ -185,10 +187,15 @@ final class CurlEngine: TaskExecutor, Sendable {
         if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
-    func cancel(_ id: UInt64) {
+    func cancel(_ id: UInt64) { command(.cancel(id)) }
+
+    /// Resumes a streamed transfer its reader caught up with.
+    func resume(_ id: UInt64) { command(.resume(id)) }
+
+    private func command(_ command: Command) {
         let wake = queue.withLock { queue in
             guard !queue.stopping else { return false }
-            queue.commands.append(.cancel(id))
+            queue.commands.append(command)
             return claimWakeUp()
         }
         if wake { wakeUp() }
@@ -267,6 +274,11 @@ final class CurlEngine: TaskExecutor, Sendable {
                     } else {
                         waiting.append(box.transfer)
                     }
+                case .resume(let id):
+                    // libcurl may deliver the held bytes inside this call.
+                    if let transfer = active[id], let handle = transfer.handle {
+                        curl_easy_pause(handle, CURLPAUSE_CONT)
+                    }
                 case .cancel(let id):
                     let transfer: CurlTransfer
                     if let running = active.removeValue(forKey: id) {
@@ -339,13 +351,16 @@ final class CurlEngine: TaskExecutor, Sendable {
                 curl_multi_remove_handle(multi, handle)
                 active.removeValue(forKey: transfer.id)
                 while active.count < limit, let next = waiting.popFirst() { start(next) }
-                if let continuation = transfer.continuation {
+                if transfer.isStreaming {
+                    // The head went to the caller already: the body's reader hears the end.
+                    transfer.endStream(transfer.outcome(result))
+                } else if let continuation = transfer.continuation {
                     transfer.continuation = nil
                     if transfer.sentFromEngineThread {
                         // Its task runs here: resuming only queues a job on this thread.
-                        continuation.resume(with: outcome(of: transfer, result: result))
+                        continuation.resume(with: transfer.outcome(result))
                     } else {
-                        completed.append((continuation, outcome(of: transfer, result: result)))
+                        completed.append((continuation, transfer.outcome(result)))
                     }
                 }
             }
@@ -380,43 +395,4 @@ final class CurlEngine: TaskExecutor, Sendable {
             return true
         }
     }
-
-    private func outcome(of transfer: CurlTransfer, result: CURLcode) -> Result<RawResponse, any Error> {
-        if result == CURLE_OK {
-            do {
-                return .success(try transfer.response())
-            } catch {
-                return .failure(error)
-            }
-        }
-        transfer.abandonDownload()
-        if let failure = transfer.failure { return .failure(failure) }
-        return .failure(CurlErrorMapping.error(result, detail: transfer.errorDetail))
-    }
-}
-
-/// The multi handle's pointer.
-private struct MultiHandle: @unchecked Sendable {
-    // Safe: every libcurl call on this handle runs on the engine thread,
-    // except `curl_multi_wakeup`, which libcurl documents as safe to call from
-    // any thread while the handle lives; the handle is cleaned up only after
-    // the thread has left its loop, the queue refuses new work (`stopped`),
-    // and every wake-up a producer claimed before that has returned
-    // (`wakersInFlight` back to zero).
-    let pointer: UnsafeMutableRawPointer
-}
-
-#if os(Linux)
-    /// The epoll loop, made with the engine and handed to its thread.
-    private struct EngineThreadLoop: @unchecked Sendable {
-        // Safe: made in the engine's initialiser before the thread starts,
-        // then used only by the engine thread (and by libcurl's callbacks
-        // inside the engine thread's calls); other threads never touch it.
-        let loop: CurlEpollLoop
-    }
-#endif
-
-/// One loop iteration's completions, resumed together.
-private struct Completions: Sendable {
-    let items: [(CheckedContinuation<RawResponse, any Error>, Result<RawResponse, any Error>)]
 }

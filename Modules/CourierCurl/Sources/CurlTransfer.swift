@@ -23,6 +23,10 @@ final class CurlTransfer {
     var continuation: CheckedContinuation<RawResponse, any Error>?
     /// Whether the caller's task runs on the engine thread (executor mode).
     var sentFromEngineThread = false
+    /// Where a streamed body goes, chunk by chunk; nil for a body in memory
+    /// or a file. The continuation is resumed with the head as soon as it is in.
+    var stream: BodyStreamBuffer?
+    var isStreaming: Bool { stream != nil }
     /// `scheme://authority/path`, checked by ``validate()``.
     private var url = ""
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -94,7 +98,9 @@ final class CurlTransfer {
         try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_PIPEWAIT, pipeWait))
         let timeout = options.timeout.map { max(1, Self.milliseconds($0)) } ?? 0
         try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout))
-        let limit = options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize ?? 0
+        let limit =
+            stream != nil
+            ? 0 : options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize ?? 0
         try CurlErrorMapping.check(
             courier_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)))
 
@@ -156,6 +162,13 @@ final class CurlTransfer {
                 failure = error
                 return 0
             }
+        } else if let stream {
+            // Not taken: libcurl holds the bytes and offers them again once
+            // the reader has caught up (the engine resumes the transfer).
+            guard case .accepted = stream.offer(Array(bytes)) else {
+                downloaded -= Int64(bytes.count)
+                return Int(CURL_WRITEFUNC_PAUSE)
+            }
         } else {
             guard body.count + bytes.count <= options.maxBodySize else {
                 failure = TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
@@ -186,9 +199,22 @@ final class CurlTransfer {
     /// Returns false to abort when the response head grows past the limit or
     /// its framing is ambiguous (``ResponseHeadCheck``), before any body byte.
     func header(_ line: UnsafeRawBufferPointer) -> Bool {
-        guard let problem = head.take(line) else { return true }
-        failure = problem
-        return false
+        if let problem = head.take(line) {
+            failure = problem
+            return false
+        }
+        // The blank line after a final status: a streamed response's head is complete.
+        if stream != nil, line.count <= 2, line.allSatisfy({ $0 == 13 || $0 == 10 }),
+            let status = head.status, status >= 200, let continuation
+        {
+            self.continuation = nil
+            continuation.resume(
+                returning: RawResponse(
+                    head: HTTPResponse(
+                        status: .init(code: status, reasonPhrase: head.reason), headerFields: head.fields),
+                    body: .empty, metrics: metrics()))
+        }
+        return true
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -312,11 +338,37 @@ final class CurlTransfer {
     /// before the caller hears of the failure, so nothing is left behind.
     func abandonDownload() { download?.discard() }
 
+    /// What the caller gets once libcurl finished the transfer with `result`.
+    func outcome(_ result: CURLcode) -> Result<RawResponse, any Error> {
+        if result == CURLE_OK {
+            do {
+                return .success(try response())
+            } catch {
+                return .failure(error)
+            }
+        }
+        abandonDownload()
+        if let failure { return .failure(failure) }
+        return .failure(CurlErrorMapping.error(result, detail: errorDetail))
+    }
+
     /// Ends the transfer with `error` before libcurl finished it (cancelled,
     /// shut down, or it could not start), if its caller still waits.
     func fail(_ error: any Error) {
         abandonDownload()
         continuation?.resume(throwing: error)
+        continuation = nil
+        stream?.finish(throwing: error)
+    }
+
+    /// A streamed transfer ended: the body's reader sees the end or the
+    /// failure; a caller still waiting for the head gets the outcome.
+    func endStream(_ outcome: Result<RawResponse, any Error>) {
+        switch outcome {
+        case .success: stream?.finish()
+        case .failure(let error): stream?.finish(throwing: error)
+        }
+        continuation?.resume(with: outcome)
         continuation = nil
     }
 }

@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// Redirects are not followed by libcurl: the response comes back as it is,
 /// so that Courier can apply its own cross-origin rules. TLS is verified.
-public final class CurlTransport: Transport {
+public final class CurlTransport: StreamingTransport {
     /// Limits and timeouts for the transport.
     public struct Configuration: Sendable {
         /// Which HTTP version to speak.
@@ -133,12 +133,36 @@ public final class CurlTransport: Transport {
         }
     }
 
+    /// Sends the request and returns once the head is in; the body arrives
+    /// through the response's stream, the transfer paused whenever the reader
+    /// falls a megabyte behind. Redirects are not followed; `options`'
+    /// `timeout` bounds the whole stream, `maxBodySize` does not apply.
+    public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
+        -> StreamingResponse
+    {
+        try Task.checkCancellation()
+        if options.cancellation?.isCancelled == true { throw CancellationError() }
+        let buffer = BodyStreamBuffer()
+        let head = try await perform(request, options: options, stream: buffer)
+        return StreamingResponse(head: head.head, body: ResponseBodyStream(buffer))
+    }
+
     /// One exchange through libcurl, without following redirects.
-    private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+    private func perform(
+        _ request: OutgoingRequest, options: TransportOptions, stream: BodyStreamBuffer? = nil
+    )
+        async throws -> RawResponse
+    {
         let transfer = CurlTransfer(
             id: engine.nextID(), pool: handles, buffers: buffers, request: request, options: options)
         try transfer.validate()
         transfer.sentFromEngineThread = engine.isCurrentThread
+        if let stream {
+            transfer.stream = stream
+            let engine = self.engine
+            let id = transfer.id
+            stream.setHandlers(onDrain: { engine.resume(id) }, onCancel: { engine.cancel(id) })
+        }
         let engine = self.engine
         let id = transfer.id
         let box = UncheckedTransfer(transfer: transfer)

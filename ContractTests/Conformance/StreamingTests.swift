@@ -1,0 +1,114 @@
+import CourierCore
+import CourierCurl
+import CourierMockServer
+import HTTPTypes
+import Testing
+
+/// CurlTransport's streamed bodies, over both event loops: events as they
+/// arrive, a slow reader pausing the transfer, a reader that gives up, and
+/// a stream that drops.
+struct StreamingTests {
+    static let loops: [CurlTransport.Configuration.EventLoop] = [.automatic, .poll]
+
+    static let stubs = #"""
+        {"mappings": [
+          {"id": "events", "request": {"urlPath": "/events"}, "response": {"eventStream": {
+            "lineBreak": "crlf", "retryMs": 250,
+            "events": [{"id": "1", "event": "status", "data": "placed"}, {"comment": "ping"},
+                       {"id": "2", "data": "two\nlines", "delayMs": 5}, {"id": "3", "data": "shipped"}]}}},
+          {"id": "slow", "request": {"urlPath": "/slow"}, "response": {"eventStream": {
+            "generate": {"count": 200, "data": "tick {n}", "delayMs": 50}}}},
+          {"id": "drops", "request": {"urlPath": "/drops"}, "response": {"eventStream": {
+            "generate": {"count": 5, "data": "d {n}"}, "dropAfterEvents": 2}}}
+        ]}
+        """#
+
+    func withStreaming(
+        _ loop: CurlTransport.Configuration.EventLoop,
+        _ body: (MockServer, CurlTransport) async throws -> Void
+    ) async throws {
+        let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<test>")
+        try await withMockServer(.init(stubs: stubs)) { server async throws in
+            try await withCurlTransport(configuration: .init(eventLoop: loop)) { transport async throws in
+                try await body(server, transport)
+            }
+        }
+    }
+
+    @Test(arguments: loops)
+    func eventsArriveAsTheServerSendsThem(loop: CurlTransport.Configuration.EventLoop) async throws {
+        try await withStreaming(loop) { server, transport in
+            let response = try await transport.stream(request(server, "/events"), options: .init())
+            #expect(response.statusCode == 200)
+            #expect(response.head.headerFields[.contentType] == "text/event-stream")
+            var events: [ServerSentEvent] = []
+            var iterator = response.body.serverSentEvents.makeAsyncIterator()
+            while let event = try await iterator.next() { events.append(event) }
+            #expect(
+                events == [
+                    ServerSentEvent(type: "status", data: "placed", lastEventID: "1"),
+                    ServerSentEvent(data: "two\nlines", lastEventID: "2"),
+                    ServerSentEvent(data: "shipped", lastEventID: "3"),
+                ])
+            #expect(iterator.parser.reconnectionTime == 250)
+        }
+    }
+
+    /// 16 MiB from a reader that stops until the buffer is full: the buffer
+    /// never holds much more than its megabyte (the transfer pauses), and
+    /// every byte then arrives, in order, through the pauses and resumes.
+    @Test(arguments: loops)
+    func aSlowReaderPausesTheTransferAndLosesNothing(loop: CurlTransport.Configuration.EventLoop) async throws
+    {
+        let size = 16 << 20
+        try await withStreaming(loop) { server, transport in
+            let response = try await transport.stream(request(server, "/bytes/\(size)"), options: .init())
+            await yieldUntil { response.body.peakBufferedBytes >= 1 << 20 }
+            for _ in 0..<2_000 { await Task.yield() }
+            #expect(response.body.peakBufferedBytes < (1 << 20) + (64 << 10))
+            var received = 0
+            var intact = true
+            for try await chunk in response.body {
+                for (offset, byte) in chunk.enumerated() where byte != Self.patternByte(received + offset) {
+                    intact = false
+                }
+                received += chunk.count
+            }
+            #expect(received == size)
+            #expect(intact)
+            #expect(response.body.peakBufferedBytes < (1 << 20) + (64 << 10))
+        }
+    }
+
+    static func patternByte(_ index: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: index &* 31 &+ 7 &+ index >> 8)
+    }
+
+    @Test(arguments: loops)
+    func aReaderThatGivesUpStopsTheTransfer(loop: CurlTransport.Configuration.EventLoop) async throws {
+        try await withStreaming(loop) { server, transport in
+            let response = try await transport.stream(request(server, "/slow"), options: .init())
+            var iterator = response.body.serverSentEvents.makeAsyncIterator()
+            #expect(try await iterator.next()?.data == "tick 1")
+            response.body.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await iterator.next() }
+            await yieldUntil { transport.load.active == 0 }
+            #expect(transport.load.active == 0)
+        }
+    }
+
+    @Test(arguments: loops)
+    func aDropMidStreamEndsTheBodyWithAnError(loop: CurlTransport.Configuration.EventLoop) async throws {
+        try await withStreaming(loop) { server, transport in
+            let response = try await transport.stream(request(server, "/drops"), options: .init())
+            var data: [String] = []
+            do {
+                for try await event in response.body.serverSentEvents { data.append(event.data) }
+                Issue.record("the dropped stream ended cleanly")
+            } catch let error as TransportError {
+                #expect([.connectionReset, .protocolError].contains(error.code), "\(error)")
+            }
+            #expect(data == ["d 1", "d 2"])
+        }
+    }
+}
