@@ -89,21 +89,21 @@ func queuedChild(idleBase: String, output: String) async {
         try await withCurlTransport { transport in
             await burst(transport, idleBase + "/small", count: 64, workers: 32)  // warm-up
             let before = statusKiB("VmRSS")
-            let peak = MostThreads()
-            let threads = MostThreads()
-            let done = MostThreads()
+            let peak = Most()
+            let threads = Most()
+            let done = Atomic<Bool>(false)
             // A plain thread samples (not a task: Task.sleep would start
             // libdispatch's timer thread, which the transport never needs);
             // it does not count itself.
             Thread {
-                while done.most.load(ordering: .relaxed) == 0 {
+                while !done.load(ordering: .relaxed) {
                     threads.most.max(Int(statusKiB("Threads")) - 1, ordering: .relaxed)
                     peak.most.max(Int(statusKiB("VmRSS")), ordering: .relaxed)
                     usleep(2000)
                 }
             }.start()
             await burst(transport, idleBase + "/pause", count: queuedRequests, workers: queuedRequests)
-            done.most.store(1, ordering: .relaxed)
+            done.store(true, ordering: .relaxed)
             let growth = max(Double(peak.most.load(ordering: .relaxed)), statusKiB("VmHWM")) - before
             let most = threads.most.load(ordering: .relaxed)
             let line = "\(growth / Double(queuedRequests)) \(most) \(threadsBefore)\n"
@@ -168,7 +168,7 @@ final class Parked: Sendable {
 }
 
 /// The most of something seen while the queued requests ran (threads, KiB).
-final class MostThreads: Sendable {
+final class Most: Sendable {
     let most = Atomic<Int>(0)
 }
 

@@ -327,6 +327,11 @@ final class CurlEngine: TaskExecutor, Sendable {
             // poll loop performs, reads completions, then waits.
             #if os(Linux)
                 if let socketLoop {
+                    // Published before a sleep: what the commands changed is
+                    // visible while the loop waits (the poll loop publishes
+                    // after its perform, also before waiting).
+                    counts.store(active.count, ordering: .relaxed)
+                    waitingCount.store(waiting.count, ordering: .relaxed)
                     let sleep = mayWait()
                     socketLoop.turn(mayWait: sleep, active: active.count)
                     if sleep { sleeping.store(false, ordering: .relaxed) }

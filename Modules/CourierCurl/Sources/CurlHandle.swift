@@ -32,6 +32,10 @@ final class CurlHandle {
         }
     }
 
+    /// Whether the handle may speak HTTP/2: only then is `CURLOPT_PIPEWAIT`
+    /// set per request (an HTTP/1-only handle keeps libcurl's 0).
+    var mayMultiplex: Bool { httpVersion != .http1 }
+
     /// Whether a request to `scheme` should wait for a connection being made
     /// to say whether it multiplexes (HTTP/2) rather than open one of its
     /// own (`CURLOPT_PIPEWAIT`): a burst then shares one connection. Only

@@ -94,8 +94,10 @@ final class CurlTransfer {
         let head = request.head
         easy.errorBuffer[0] = 0
         try CurlErrorMapping.check(courier_easy_setopt_string(handle, CURLOPT_URL, url))
-        let pipeWait = easy.waitsToMultiplex(scheme: head.scheme ?? "") ? 1 : 0
-        try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_PIPEWAIT, pipeWait))
+        if easy.mayMultiplex {
+            let pipeWait = easy.waitsToMultiplex(scheme: head.scheme ?? "") ? 1 : 0
+            try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_PIPEWAIT, pipeWait))
+        }
         let timeout = options.timeout.map { max(1, Self.milliseconds($0)) } ?? 0
         try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout))
         let limit =

@@ -157,14 +157,12 @@ public final class CurlTransport: StreamingTransport {
             id: engine.nextID(), pool: handles, buffers: buffers, request: request, options: options)
         try transfer.validate()
         transfer.sentFromEngineThread = engine.isCurrentThread
-        if let stream {
-            transfer.stream = stream
-            let engine = self.engine
-            let id = transfer.id
-            stream.setHandlers(onDrain: { engine.resume(id) }, onCancel: { engine.cancel(id) })
-        }
         let engine = self.engine
         let id = transfer.id
+        if let stream {
+            transfer.stream = stream
+            stream.setHandlers(onDrain: { engine.resume(id) }, onCancel: { engine.cancel(id) })
+        }
         let box = UncheckedTransfer(transfer: transfer)
         return try await options.withCancellationHandler {
             try await withCheckedThrowingContinuation {

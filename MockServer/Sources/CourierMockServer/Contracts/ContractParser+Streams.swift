@@ -70,7 +70,7 @@ extension ContractParser {
             allowed: ["lines", "generate", "malformedLines", "linesPerChunk", "delayMs", "dropAfterLines"])
         var lines = (try reader.array("lines") ?? []).map { String(decoding: $0.jsonBytes, as: UTF8.self) }
         if let generate = try reader.child("generate", allowed: ["count", "template"]) {
-            let count = try generate.int("count", in: 0...10_000_000) ?? 0
+            let count = try generate.int("count", in: 0...1_000_000) ?? 0
             guard let template = generate.value("template") else {
                 throw generate.error("template", "is required")
             }

@@ -1,69 +1,75 @@
 extension ResponsePlan {
-    /// An event stream's plan: the head (chunked, `text/event-stream`,
-    /// `no-cache`), `retry` if set, then each event as a chunk after its
-    /// delay; the last chunk, or a plain close where the stream drops.
+    /// An event stream's plan: the head (`text/event-stream`, `no-cache`),
+    /// `retry` if set, then each event as a chunk after its delay.
     static func eventStream(
         _ response: StubResponse, _ stream: EventStream, lastEventID: String?, delayMs: Int, keepAlive: Bool
     ) -> ResponsePlan {
-        var steps: [PlanStep] = delayMs > 0 ? [.wait(delayMs)] : []
-        var lines = ["HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))"]
-        let named = Set(response.headers.map { $0.name.lowercased() })
-        for header in response.headers { lines.append("\(header.name): \(header.value)") }
-        if !named.contains("content-type") { lines.append("Content-Type: text/event-stream") }
-        if !named.contains("cache-control") { lines.append("Cache-Control: no-cache") }
-        lines += ["Transfer-Encoding: chunked", "Connection: \(keepAlive ? "keep-alive" : "close")"]
-        var head = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+        var head = chunkedHead(
+            response, defaults: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
+            keepAlive: keepAlive)
         if let retry = stream.retryMs {
             head += Chunked.frame(
                 Array("retry: \(retry)".utf8) + stream.lineBreak.bytes + stream.lineBreak.bytes)
         }
-        steps.append(.write(head))
         let sending = stream.events(after: lastEventID)
-        let drop = lastEventID == nil ? stream.dropAfterEvents.map { min($0, sending.count) } : nil
-        for (index, event) in sending.enumerated() {
-            if let drop, index == drop { break }
+        // A drop happens on a fresh connection only (see EventStream).
+        let sent = lastEventID == nil ? stream.dropAfterEvents.map { min($0, sending.count) } : nil
+        var steps: [PlanStep] = [.write(head)]
+        for event in sending.prefix(sent ?? sending.count) {
             if event.delayMs > 0 { steps.append(.wait(event.delayMs)) }
             steps.append(.write(Chunked.frame(event.bytes(stream.lineBreak))))
         }
-        if let drop, drop < sending.count {
-            steps.append(.close)
-        } else {
-            steps.append(.write(Chunked.last))
-            if !keepAlive { steps.append(.close) }
-        }
-        return ResponsePlan(steps: steps, status: response.status)
+        return streamed(
+            response, steps, dropped: (sent ?? sending.count) < sending.count, delayMs: delayMs,
+            keepAlive: keepAlive)
     }
-}
 
-extension ResponsePlan {
-    /// A streamed NDJSON body's plan: the head (chunked,
-    /// `application/x-ndjson`), then `linesPerChunk` lines a chunk with
-    /// `delayMs` between chunks; the last chunk, or a close where it drops.
+    /// A streamed NDJSON body's plan: the head (`application/x-ndjson`), then
+    /// `linesPerChunk` lines a chunk with `delayMs` between chunks.
     static func ndjson(_ response: StubResponse, _ stream: NDJSONStream, delayMs: Int, keepAlive: Bool)
         -> ResponsePlan
     {
-        var steps: [PlanStep] = delayMs > 0 ? [.wait(delayMs)] : []
+        let head = chunkedHead(
+            response, defaults: [("Content-Type", "application/x-ndjson")], keepAlive: keepAlive)
+        let sent = stream.dropAfterLines.map { min($0, stream.lines.count) } ?? stream.lines.count
+        var steps: [PlanStep] = [.write(head)]
+        for start in stride(from: 0, to: sent, by: stream.linesPerChunk) {
+            if start > 0, stream.delayMs > 0 { steps.append(.wait(stream.delayMs)) }
+            let lines = stream.lines[start..<min(sent, start + stream.linesPerChunk)]
+            steps.append(.write(Chunked.frame(lines.flatMap { Array($0.utf8) + [10] })))
+        }
+        return streamed(
+            response, steps, dropped: sent < stream.lines.count, delayMs: delayMs, keepAlive: keepAlive)
+    }
+
+    /// A chunked head: the response's own fields, each of `defaults` the
+    /// response does not name, then the framing.
+    private static func chunkedHead(
+        _ response: StubResponse, defaults: [(String, String)], keepAlive: Bool
+    ) -> [UInt8] {
         var lines = ["HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))"]
         let named = Set(response.headers.map { $0.name.lowercased() })
         for header in response.headers { lines.append("\(header.name): \(header.value)") }
-        if !named.contains("content-type") { lines.append("Content-Type: application/x-ndjson") }
+        for (name, value) in defaults where !named.contains(name.lowercased()) {
+            lines.append("\(name): \(value)")
+        }
         lines += ["Transfer-Encoding: chunked", "Connection: \(keepAlive ? "keep-alive" : "close")"]
-        steps.append(.write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)))
-        let sent = stream.dropAfterLines.map { min($0, stream.lines.count) } ?? stream.lines.count
-        var start = 0
-        while start < sent {
-            let end = min(sent, start + stream.linesPerChunk)
-            if start > 0, stream.delayMs > 0 { steps.append(.wait(stream.delayMs)) }
-            let chunk: [UInt8] = stream.lines[start..<end].flatMap { Array($0.utf8) + [10] }
-            steps.append(.write(Chunked.frame(chunk)))
-            start = end
-        }
-        if sent < stream.lines.count {
-            steps.append(.close)
+        return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+    }
+
+    /// `steps` after the stub's delay, then the last chunk — or, where the
+    /// stream drops, a plain close with the body unfinished.
+    private static func streamed(
+        _ response: StubResponse, _ steps: [PlanStep], dropped: Bool, delayMs: Int, keepAlive: Bool
+    ) -> ResponsePlan {
+        var plan: [PlanStep] = delayMs > 0 ? [.wait(delayMs)] : []
+        plan += steps
+        if dropped {
+            plan.append(.close)
         } else {
-            steps.append(.write(Chunked.last))
-            if !keepAlive { steps.append(.close) }
+            plan.append(.write(Chunked.last))
+            if !keepAlive { plan.append(.close) }
         }
-        return ResponsePlan(steps: steps, status: response.status)
+        return ResponsePlan(steps: plan, status: response.status)
     }
 }

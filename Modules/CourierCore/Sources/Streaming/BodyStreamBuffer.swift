@@ -107,6 +107,10 @@ public final class BodyStreamBuffer: Sendable {
         onCancel?()
     }
 
+    /// Whether the buffer refused a chunk and waits for the reader to drain
+    /// it: the transport holds the transfer paused meanwhile.
+    public var isHoldingBack: Bool { state.withLock { $0.refused } }
+
     /// The next chunk, nil at the end (the reader's side).
     func next() async throws -> [UInt8]? {
         try await withTaskCancellationHandler {
@@ -114,6 +118,7 @@ public final class BodyStreamBuffer: Sendable {
                 (continuation: CheckedContinuation<[UInt8]?, any Error>) in
                 let (result, drain) = state.withLock {
                     state -> (Result<[UInt8]?, any Error>?, (@Sendable () -> Void)?) in
+                    var result: Result<[UInt8]?, any Error>?
                     if state.head < state.chunks.count {
                         let chunk = state.chunks[state.head]
                         state.head += 1
@@ -122,24 +127,18 @@ public final class BodyStreamBuffer: Sendable {
                             state.chunks.removeAll(keepingCapacity: true)
                             state.head = 0
                         }
-                        var drain: (@Sendable () -> Void)?
-                        if state.refused, state.buffered <= lowWater {
-                            state.refused = false
-                            drain = state.onDrain
-                        }
-                        return (.success(chunk), drain)
+                        result = .success(chunk)
+                    } else if state.ended {
+                        result = state.failure.map { .failure($0) } ?? .success(nil)
+                    } else {
+                        state.waiter = continuation
                     }
-                    if state.ended {
-                        if let failure = state.failure { return (.failure(failure), nil) }
-                        return (.success(nil), nil)
+                    // Taken down to the low-water mark: the paused transfer may go on.
+                    guard state.refused, state.buffered <= lowWater, !state.ended else {
+                        return (result, nil)
                     }
-                    var drain: (@Sendable () -> Void)?
-                    if state.refused {
-                        state.refused = false
-                        drain = state.onDrain
-                    }
-                    state.waiter = continuation
-                    return (nil, drain)
+                    state.refused = false
+                    return (result, state.onDrain)
                 }
                 drain?()
                 if let result { continuation.resume(with: result) }
@@ -175,6 +174,10 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
 
     /// The most bytes buffered at once so far (see ``BodyStreamBuffer/peakBufferedBytes``).
     public var peakBufferedBytes: Int { buffer.peakBufferedBytes }
+
+    /// Whether the transfer is paused for the reader to catch up (see
+    /// ``BodyStreamBuffer/isHoldingBack``).
+    public var isHoldingBack: Bool { buffer.isHoldingBack }
 }
 
 /// A response whose body is read as it arrives.

@@ -4,7 +4,7 @@
 extension AsyncSequence where Element == [UInt8], Self: Sendable {
     /// The body's lines as text (UTF-8, invalid bytes replaced), split at
     /// LF, CRLF or CR; a last line without a break is included.
-    public var lines: AsyncLineSequence<Self> { AsyncLineSequence(base: self) }
+    public var lines: ByteChunkLineSequence<Self> { ByteChunkLineSequence(base: self) }
 
     /// The body as server-sent events (see ``ServerSentEventParser``).
     public var serverSentEvents: ServerSentEventSequence<Self> { ServerSentEventSequence(base: self) }
@@ -21,7 +21,7 @@ extension AsyncSequence where Element == [UInt8], Self: Sendable {
 }
 
 /// Lines of text from a sequence of byte chunks.
-public struct AsyncLineSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
+public struct ByteChunkLineSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
 where Base.Element == [UInt8] {
     let base: Base
 

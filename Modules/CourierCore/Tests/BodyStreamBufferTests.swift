@@ -1,0 +1,72 @@
+@_spi(Locking) import CourierCore
+import Testing
+
+/// The streamed body's buffer: it refuses at the high-water mark, asks the
+/// transport to go on at the low-water mark, hands chunks straight to a
+/// waiting reader, and tells the transport when the reader gives up.
+struct BodyStreamBufferTests {
+    /// How often each transport hook ran.
+    final class Hooks: Sendable {
+        private let counts = Locked((drains: 0, cancels: 0))
+        var drains: Int { counts.withLock { $0.drains } }
+        var cancels: Int { counts.withLock { $0.cancels } }
+        func install(on buffer: BodyStreamBuffer) {
+            buffer.setHandlers(
+                onDrain: { self.counts.withLock { $0.drains += 1 } },
+                onCancel: { self.counts.withLock { $0.cancels += 1 } })
+        }
+    }
+
+    @Test func fullAtTheHighWaterMarkAndResumedAtTheLowOne() async throws {
+        let buffer = BodyStreamBuffer(highWater: 300, lowWater: 100)
+        let hooks = Hooks()
+        hooks.install(on: buffer)
+        let body = ResponseBodyStream(buffer)
+        for _ in 0..<3 { #expect(buffer.offer([UInt8](repeating: 1, count: 100)) == .accepted) }
+        #expect(buffer.offer([2]) == .full)
+        #expect(buffer.isHoldingBack)
+        var reader = body.makeAsyncIterator()
+        _ = try await reader.next()  // 200 left: above the low-water mark
+        #expect(hooks.drains == 0)
+        _ = try await reader.next()  // 100 left: the transport may go on
+        #expect(hooks.drains == 1)
+        #expect(!buffer.isHoldingBack)
+        #expect(buffer.offer([2]) == .accepted)
+        buffer.finish()
+        #expect(try await reader.next()?.count == 100)
+        #expect(try await reader.next() == [2])
+        #expect(try await reader.next() == nil)
+        #expect(body.peakBufferedBytes == 300)
+        #expect(hooks.cancels == 0)
+    }
+
+    @Test func aWaitingReaderGetsTheChunkAndThenTheFailure() async throws {
+        let buffer = BodyStreamBuffer()
+        let body = ResponseBodyStream(buffer)
+        let reader = Task {
+            var iterator = body.makeAsyncIterator()
+            return try await iterator.next()
+        }
+        // The reader may not be waiting yet: either way the chunk reaches it.
+        #expect(buffer.offer([7, 8]) == .accepted)
+        #expect(try await reader.value == [7, 8])
+        buffer.finish(throwing: TransportError(.connectionReset, "dropped"))
+        var iterator = body.makeAsyncIterator()
+        await #expect(throws: TransportError.self) { _ = try await iterator.next() }
+    }
+
+    @Test func aReaderThatGivesUpCancelsTheTransferOnce() async throws {
+        let buffer = BodyStreamBuffer()
+        let hooks = Hooks()
+        hooks.install(on: buffer)
+        let body = ResponseBodyStream(buffer)
+        #expect(buffer.offer([1]) == .accepted)
+        body.cancel()
+        body.cancel()
+        #expect(hooks.cancels == 1)
+        var iterator = body.makeAsyncIterator()
+        await #expect(throws: CancellationError.self) { _ = try await iterator.next() }
+        #expect(buffer.offer([2]) == .accepted)  // dropped, not kept
+        #expect(body.peakBufferedBytes == 1)
+    }
+}
