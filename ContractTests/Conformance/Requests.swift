@@ -46,6 +46,25 @@ func withHeldRequest<T: Sendable>(
     }
 }
 
+/// Reads a streamed body of the built-in byte pattern (`/bytes/{n}`): how
+/// many bytes came, and whether each chunk's ends match the pattern at its
+/// offset — a lost or repeated run of bytes shifts them. (Checking every
+/// byte would starve the suite's other tests under ThreadSanitizer.)
+func readPattern<Body: AsyncSequence>(_ body: Body) async throws -> (received: Int, intact: Bool)
+where Body.Element == [UInt8] {
+    var received = 0
+    var intact = true
+    for try await chunk in body {
+        if let first = chunk.first, let last = chunk.last {
+            intact =
+                intact && first == BuiltinPattern.byte(received)
+                && last == BuiltinPattern.byte(received + chunk.count - 1)
+        }
+        received += chunk.count
+    }
+    return (received, intact)
+}
+
 /// Yields until `condition` holds (bounded: a safety net against a hang, not a deadline).
 func yieldUntil(_ condition: () -> Bool) async {
     var turns = 0

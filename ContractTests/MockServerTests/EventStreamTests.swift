@@ -72,6 +72,7 @@ struct EventStreamTests {
     @Test(arguments: [
         (#"{"events": [{"data": "x"}]}, "body": "y""#, "give only one of"),
         (#"{"events": [{"data": "x"}]}, "fault": "stall""#, "does not apply to an event stream"),
+        (#"{"events": [{"data": "x"}]}, "fault": "malformedChunk""#, "takes dribble"),
         (#"{"events": [{}]}"#, "at least one field"),
         (#"{"events": [{"id": "a\nb"}]}"#, "must be one line"),
         (#"{"events": [{"data": "x"}], "lineBreak": "nl"}"#, "lf, crlf or cr"),

@@ -80,7 +80,7 @@
         }
 
         /// The request for async-http-client, and a counter of the body bytes it sends.
-        private func prepared() async throws -> (HTTPClientRequest, SentBytes) {
+        func prepared() async throws -> (HTTPClientRequest, SentBytes) {
             let head = request.head
             guard let scheme = head.scheme, let authority = head.authority, let path = head.path else {
                 throw TransportError(.other, "the request has no scheme, authority or path")
@@ -112,7 +112,7 @@
         /// The response head as Courier's types, refused like every
         /// transport refuses one: ambiguous framing, or a length announced
         /// over the limit.
-        private func checkedHead(_ response: HTTPClientResponse) throws -> HTTPResponse {
+        func checkedHead(_ response: HTTPClientResponse) throws -> HTTPResponse {
             var fields = HTTPFields()
             for header in response.headers {
                 guard let name = HTTPField.Name(header.name) else { continue }

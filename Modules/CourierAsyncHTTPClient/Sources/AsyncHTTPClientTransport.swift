@@ -63,8 +63,10 @@
             }
         }
 
-        private let client: HTTPClient
+        let client: HTTPClient
         private let configuration: Configuration
+        /// How this transport follows redirects.
+        var redirectPolicy: RedirectPolicy { configuration.redirects }
         /// Connections opened so far: a request that fails while none was
         /// opened went out on a kept-alive one.
         private let connections = ConnectionCount()

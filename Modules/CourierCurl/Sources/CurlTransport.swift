@@ -133,18 +133,19 @@ public final class CurlTransport: StreamingTransport {
         }
     }
 
-    /// Sends the request and returns once the head is in; the body arrives
+    /// Sends the request and returns once the final head is in (redirects
+    /// followed as ``Configuration/redirects`` says); the body arrives
     /// through the response's stream, the transfer paused whenever the reader
-    /// falls a megabyte behind. Redirects are not followed; `options`'
-    /// `timeout` bounds the whole stream, `maxBodySize` does not apply.
+    /// falls a megabyte behind. `options`' `timeout` bounds the wait for the
+    /// head only; `maxBodySize` does not apply. See ``StreamingTransport``.
     public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
         -> StreamingResponse
     {
-        try Task.checkCancellation()
-        if options.cancellation?.isCancelled == true { throw CancellationError() }
-        let buffer = BodyStreamBuffer()
-        let head = try await perform(request, options: options, stream: buffer)
-        return StreamingResponse(head: head.head, body: ResponseBodyStream(buffer))
+        try await configuration.redirects.stream(request, options: options) { hop, options in
+            let buffer = BodyStreamBuffer()
+            let head = try await self.perform(hop, options: options, stream: buffer)
+            return StreamingResponse(head: head.head, body: ResponseBodyStream(buffer))
+        }
     }
 
     /// One exchange through libcurl, without following redirects.

@@ -11,6 +11,13 @@ import HTTPTypes
 /// | `<prefix>_request_body_bytes_total` | counter | `endpoint` |
 /// | `<prefix>_response_body_bytes_total` | counter | `endpoint` |
 /// | `<prefix>_calls_total` | counter | `endpoint`, `outcome` (`success`, or the error code) |
+/// | `<prefix>_stream_body_bytes_total` | counter | `endpoint` |
+/// | `<prefix>_stream_events_total` | counter | `endpoint` |
+///
+/// A streamed call (`APIClient.stream`, `APIClient.events`) is one call:
+/// each connection is counted and timed up to its head, and when the
+/// stream ends its body bytes and server-sent events are counted once,
+/// beside its outcome.
 ///
 /// Dimensions are bounded: `endpoint` is the route template
 /// (`GET users/{id}`, never `/users/7`), `status_class` is `2xx` … `5xx` or
@@ -102,10 +109,28 @@ public final class MetricsPlugin: Plugin {
             label: "\(prefix)_calls_total", dimensions: [("endpoint", context.name), ("outcome", outcome)],
             factory: factory
         ).increment()
+        let response = try? result.get()
+        if let stream = response?.stream ?? result.failureResponse?.stream {
+            let endpoint = [("endpoint", context.name)]
+            Counter(label: "\(prefix)_stream_body_bytes_total", dimensions: endpoint, factory: factory)
+                .increment(by: stream.bytes)
+            if let events = stream.events {
+                Counter(label: "\(prefix)_stream_events_total", dimensions: endpoint, factory: factory)
+                    .increment(by: events)
+            }
+        }
         return result
     }
 
     static func statusClass(_ status: Int) -> String {
         (100...599).contains(status) ? "\(status / 100)xx" : "other"
+    }
+}
+
+extension Result where Failure == CourierError {
+    /// The response a failure carries.
+    fileprivate var failureResponse: RawResponse? {
+        if case .failure(let error) = self { return error.response }
+        return nil
     }
 }

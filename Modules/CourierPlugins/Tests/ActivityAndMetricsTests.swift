@@ -106,4 +106,32 @@ struct ActivityAndMetricsTests {
             + metrics.timers.flatMap { $0.dimensions.map(\.1) }
         #expect(!labels.contains { $0.contains("/7") || $0.contains("/1") })
     }
+
+    @Test func anEventStreamIsOneCallWithItsBytesAndEventsCountedOnce() async throws {
+        let metrics = TestMetrics()
+        let transport = ScriptedStreamTransport { _, number in
+            switch number {
+            case 1: .stream(.eventStream, [.text("id: 1\ndata: a\n\n"), .drop])
+            case 2: .stream(.eventStream, [.text("id: 2\ndata: b\n\nid: 3\ndata: c\n\n")])
+            default: .stream(HTTPResponse(status: .noContent), [])
+            }
+        }
+        let client = APIClient(
+            transport: transport, decoder: .codable, plugins: [MetricsPlugin(factory: metrics)],
+            retryPolicy: .standard, clock: TestClock())
+        var seen = 0
+        for try await _ in client.events(Endpoint<RawResponse>(.get("feed"), on: .api)) { seen += 1 }
+        #expect(seen == 3)
+        let endpoint = ("endpoint", "GET feed")
+        // Three connections, each counted up to its head; one call, counted once with its totals.
+        #expect(
+            try metrics.expectCounter(
+                "courier_requests_total", [endpoint, ("status_class", "2xx"), ("error", "none")]
+            ).totalValue == 3)
+        #expect(
+            try metrics.expectCounter("courier_calls_total", [endpoint, ("outcome", "success")]).totalValue
+                == 1)
+        #expect(try metrics.expectCounter("courier_stream_events_total", [endpoint]).totalValue == 3)
+        #expect(try metrics.expectCounter("courier_stream_body_bytes_total", [endpoint]).totalValue == 45)
+    }
 }

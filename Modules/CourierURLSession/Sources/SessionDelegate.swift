@@ -36,6 +36,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return
         }
         completionHandler(.allow)
+        state(dataTask)?.headArrived()
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

@@ -27,11 +27,31 @@ final class TaskState: Sendable {
     let options: TransportOptions
     let uploadTotal: Int64?
     private let storage: Locked<Storage>
+    /// For a streamed body: where its bytes go, once the head has been handed over.
+    let tap: StreamTap?
 
-    init(options: TransportOptions, uploadTotal: Int64?, download: sending PartialDownload?) {
+    init(
+        options: TransportOptions, uploadTotal: Int64?, download: sending PartialDownload?,
+        tap: StreamTap? = nil
+    ) {
         self.options = options
         self.uploadTotal = uploadTotal
         self.storage = Locked(Storage(download: download))
+        self.tap = tap
+    }
+
+    /// For a streamed body: the head is in and acceptable, so the caller gets
+    /// it now; the body follows through the tap.
+    func headArrived() {
+        guard tap != nil else { return }
+        let (continuation, head) = storage.withLock { storage in
+            guard storage.headProblem == nil, storage.failure == nil, let head = storage.head else {
+                return (CheckedContinuation<RawResponse, any Error>?.none, HTTPResponse?.none)
+            }
+            defer { storage.continuation = nil }
+            return (storage.continuation, head)
+        }
+        if let continuation, let head { continuation.resume(returning: RawResponse(head: head)) }
     }
 
     /// The largest body this task may receive: on disk, or in memory.
@@ -134,6 +154,10 @@ final class TaskState: Sendable {
                         ? "the body exceeds \(limit) bytes" : "the download exceeds \(limit) bytes")
                 return (.overflowed, storage.received)
             }
+            if let tap {
+                storage.received += Int64(data.count)
+                return (tap.take(Array(data)) ? .kept : .overflowed, storage.received)
+            }
             if let download = storage.download {
                 do throws(TransportError) {
                     try download.write(Array(data))
@@ -166,6 +190,13 @@ final class TaskState: Sendable {
             return (storage.continuation, outcome)
         }
         continuation?.resume(with: outcome)
+        if let tap {
+            switch outcome {
+            case .success: tap.end(nil)
+            case .failure(let error):
+                tap.end(error as? TransportError ?? TransportError(.other, "\(error)"))
+            }
+        }
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {

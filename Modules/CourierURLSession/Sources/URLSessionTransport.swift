@@ -14,7 +14,7 @@ import Synchronization
 /// timeout is a total deadline, enforced by the transport (URLSession's own
 /// timeout only measures idle time). Gaps on Linux are listed in the
 /// module's README.
-public final class URLSessionTransport: Transport {
+public final class URLSessionTransport: StreamingTransport {
     private let session: URLSession
     private let delegate: SessionDelegate
     private let redirects: RedirectPolicy
@@ -63,6 +63,57 @@ public final class URLSessionTransport: Transport {
         return try await redirects.exchange(request, options: options) { request in
             try await perform(request, options: options)
         }
+    }
+
+    /// Sends the request and returns once the final head is in (redirects
+    /// followed by the ``RedirectPolicy``); the body arrives through the
+    /// response's stream. `options`' `timeout` bounds the wait for the head
+    /// only. On Linux, FoundationNetworking cannot pause a transfer: bytes a
+    /// slow reader has not taken wait in memory up to `maxBodySize`, past
+    /// which the stream fails with ``TransportError/Code/bodyTooLarge`` (see
+    /// the module's README); Apple's URLSession suspends the task instead.
+    public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
+        -> StreamingResponse
+    {
+        try await redirects.stream(request, options: options) { hop, options in
+            try await self.open(hop, options: options)
+        }
+    }
+
+    /// One hop of a stream: a data task whose head resumes the caller and
+    /// whose bytes go to a ``StreamTap``.
+    private func open(_ request: OutgoingRequest, options: TransportOptions) async throws -> StreamingResponse
+    {
+        var streaming = options
+        streaming.maxBodySize = .max
+        var urlRequest = try Self.urlRequest(request, options: streaming)
+        // URLSession's own timeout is an idle one: a quiet feed is the
+        // caller's to judge (StreamTimeouts), not a reason to drop it.
+        urlRequest.timeoutInterval = 7 * 86_400
+        if request.body != nil {
+            throw TransportError(
+                .unsupported, "URLSessionTransport streams responses to requests without a body")
+        }
+        let task = session.dataTask(with: urlRequest)
+        let delegate = self.delegate
+        let tap = StreamTap(task: task, overflowLimit: options.maxBodySize)
+        let taskState = TaskState(options: streaming, uploadTotal: nil, download: nil, tap: tap)
+        let cancel: @Sendable () -> Void = {
+            taskState.abort(TransportError(.cancelled, "the request was cancelled"))
+            delegate.cancelInBackground(task)
+        }
+        tap.onCancel(cancel)
+        let head = try await options.withCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<RawResponse, any Error>) in
+                taskState.start(continuation)
+                delegate.register(taskState, for: task.taskIdentifier)
+                task.resume()
+            }
+        } onCancel: {
+            cancel()
+        }
+        return StreamingResponse(head: head.head, body: ResponseBodyStream(tap.buffer))
     }
 
     /// Cancels everything and invalidates the session.

@@ -5,7 +5,7 @@ extension ContractParser {
     func parseEventStream(_ value: JSONValue, path: String) throws(ContractError) -> EventStream {
         let reader = try ContractReader(
             file: file, path: path, value: value,
-            allowed: ["events", "generate", "retryMs", "dropAfterEvents", "lineBreak"])
+            allowed: ["events", "generate", "retryMs", "dropAfterEvents", "lineBreak", "noContentWhenDone"])
         var events: [EventStream.Event] = []
         for (index, item) in (try reader.array("events") ?? []).enumerated() {
             events.append(try parseEvent(item, path: "\(path).events[\(index)]"))
@@ -36,7 +36,8 @@ extension ContractParser {
         }
         return EventStream(
             events: events, retryMs: try reader.int("retryMs", in: 0...86_400_000),
-            dropAfterEvents: try reader.int("dropAfterEvents", in: 0...1_000_000), lineBreak: lineBreak)
+            dropAfterEvents: try reader.int("dropAfterEvents", in: 0...1_000_000), lineBreak: lineBreak,
+            noContentWhenDone: try reader.bool("noContentWhenDone") ?? false)
     }
 
     private func parseEvent(_ value: JSONValue, path: String) throws(ContractError) -> EventStream.Event {

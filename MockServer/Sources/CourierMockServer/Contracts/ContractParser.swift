@@ -231,14 +231,14 @@ struct ContractParser {
             response.fault = try MockFault.parse(fault, file: file, path: "\(path).fault")
         }
         if let stream = reader.value("eventStream") {
-            if reader.has("fault") {
-                throw reader.error("fault", "does not apply to an event stream; use its dropAfterEvents")
+            if let fault = response.fault, !fault.appliesToStreams {
+                throw reader.error("fault", "does not apply to an event stream: \(MockFault.streamFaults)")
             }
             response.eventStream = try parseEventStream(stream, path: "\(path).eventStream")
         }
         if let stream = reader.value("ndjson") {
-            if reader.has("fault") {
-                throw reader.error("fault", "does not apply to an NDJSON stream; use its dropAfterLines")
+            if let fault = response.fault, !fault.appliesToStreams {
+                throw reader.error("fault", "does not apply to an NDJSON stream: \(MockFault.streamFaults)")
             }
             response.ndjson = try parseNDJSON(stream, path: "\(path).ndjson")
         }

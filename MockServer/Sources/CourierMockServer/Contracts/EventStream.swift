@@ -91,15 +91,29 @@ public struct EventStream: Sendable, Hashable {
     public var dropAfterEvents: Int?
     /// How lines end.
     public var lineBreak: LineBreak
+    /// Answer `204 No Content` to a reconnect whose `Last-Event-ID` is the
+    /// last event's: the stream is over, and a 204 is how a server tells an
+    /// `EventSource` to stop reconnecting.
+    public var noContentWhenDone: Bool
 
     /// A stream of `events`.
     public init(
-        events: [Event], retryMs: Int? = nil, dropAfterEvents: Int? = nil, lineBreak: LineBreak = .lf
+        events: [Event], retryMs: Int? = nil, dropAfterEvents: Int? = nil, lineBreak: LineBreak = .lf,
+        noContentWhenDone: Bool = false
     ) {
         self.events = events
         self.retryMs = retryMs
         self.dropAfterEvents = dropAfterEvents
         self.lineBreak = lineBreak
+        self.noContentWhenDone = noContentWhenDone
+    }
+
+    /// Whether a connection that sent `lastEventID` is told the stream is over.
+    func isDone(after lastEventID: String?) -> Bool {
+        guard noContentWhenDone, let lastEventID, let last = events.last(where: { $0.id != nil }) else {
+            return false
+        }
+        return last.id == lastEventID
     }
 
     /// The events a connection sends: those after the one whose id is

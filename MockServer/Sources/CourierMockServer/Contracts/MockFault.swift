@@ -159,3 +159,18 @@ public enum MockFault: Sendable, Hashable {
         }
     }
 }
+
+extension MockFault {
+    /// Whether the fault acts on a streamed body (event stream, NDJSON):
+    /// re-cutting it, or ending it after so many bytes.
+    var appliesToStreams: Bool {
+        switch self {
+        case .dribble, .closeMidBody, .resetMidBody, .stallMidBody: true
+        default: false
+        }
+    }
+
+    /// The faults a streamed body takes, for an error message.
+    static let streamFaults =
+        "a stream takes dribble, closeMidBody, resetMidBody or stallMidBody (or its own dropAfter…)"
+}

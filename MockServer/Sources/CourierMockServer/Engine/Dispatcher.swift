@@ -21,7 +21,11 @@ struct Dispatcher {
         switch core.registry.match(request) {
         case .success(let matched):
             let plan: ResponsePlan
-            if let stream = matched.response.eventStream {
+            if let stream = matched.response.eventStream,
+                stream.isDone(after: request.header("Last-Event-ID"))
+            {
+                plan = .make(StubResponse(status: 204), delayMs: 0, keepAlive: keepAlive)
+            } else if let stream = matched.response.eventStream {
                 plan = .eventStream(
                     matched.response, stream, lastEventID: request.header("Last-Event-ID"),
                     delayMs: matched.delayMs, keepAlive: keepAlive)

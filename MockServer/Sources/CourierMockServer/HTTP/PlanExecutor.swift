@@ -21,8 +21,27 @@ enum PlanExecutor {
 
     static func run(_ steps: [PlanStep], on channel: any Channel) -> EventLoopFuture<Result> {
         let promise = channel.eventLoop.makePromise(of: Result.self)
-        step(steps[...], channel: channel, written: 0, promise: promise)
+        step(merged(steps)[...], channel: channel, written: 0, promise: promise)
         return promise.futureResult
+    }
+
+    /// `steps` with each run of writes made one write: the bytes on the wire
+    /// are the same, and a write that completes at once continues the plan
+    /// on the same stack, so ten thousand writes in a row (an event stream's
+    /// events) would otherwise nest ten thousand calls deep.
+    static func merged(_ steps: [PlanStep]) -> [PlanStep] {
+        var result: [PlanStep] = []
+        result.reserveCapacity(steps.count)
+        for step in steps {
+            guard case .write(let bytes) = step, case .write(var joined)? = result.last else {
+                result.append(step)
+                continue
+            }
+            result.removeLast()
+            joined += bytes
+            result.append(.write(joined))
+        }
+        return result
     }
 
     private static func step(

@@ -130,10 +130,10 @@ public final class APIClient: Sendable {
     /// A call's first state, registered as running (for ``cancelAll()``);
     /// remove its slot when it ends.
     @inline(__always)
-    private func start<Response>(
+    func start<Response>(
         _ endpoint: Endpoint<Response>, _ plugins: [any Plugin],
         _ progress: (@Sendable (TransferProgress) -> Void)?, role: CacheRole,
-        deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)?
+        deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)?, stream: StreamSlot? = nil
     ) -> (CallState, slot: Int) {
         let cancellation = CallCancellation()
         let (id, slot, environment) = state.withLock { state in
@@ -143,10 +143,15 @@ public final class APIClient: Sendable {
         }
         let inputs = CallInputs(
             id: id, client: self, environment: environment, plugins: plugins, progress: progress,
-            cancellation: cancellation, cacheRole: role, deliverStored: deliverStored)
+            cancellation: cancellation, cacheRole: role, deliverStored: deliverStored, stream: stream)
         let call = CallState(
             id: id, plan: PassPlan(spec: endpoint.spec, call: inputs), cancellation: cancellation)
         return (call, slot)
+    }
+
+    /// Forgets a call that ended (``start(_:_:_:role:deliverStored:stream:)``'s slot).
+    func finishRunning(_ slot: Int) {
+        state.withLock { $0.running.remove(slot) }
     }
 
     /// Ends every call this client is running with ``CourierError/Code/cancelled``,

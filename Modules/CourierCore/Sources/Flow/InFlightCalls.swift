@@ -44,7 +44,8 @@ final class InFlightCalls: Sendable {
         -> RawResponse
     {
         guard let coalescing = state.settings.coalescing, coalescing.applies(to: request.head.method),
-            state.plan.spec.destination == nil, let requestKey = RequestKey(request)
+            state.plan.spec.destination == nil, state.plan.call.stream == nil,
+            let requestKey = RequestKey(request)
         else {
             return try await AttemptStage.run(request, state)
         }

@@ -232,7 +232,11 @@ enum AttemptStage {
         let result: Result<RawResponse, CourierError>
         do {
             let sent = OutgoingRequest(head: head, body: request.body)
-            result = .success(try await state.settings.transport.send(sent, options: options))
+            if let slot = state.plan.call.stream {
+                result = .success(try await StreamExchange.open(sent, options: options, state, into: slot))
+            } else {
+                result = .success(try await state.settings.transport.send(sent, options: options))
+            }
         } catch {
             result = .failure(ErrorMapping.transport(error, request: head, attempt: context.attempt))
         }

@@ -133,7 +133,7 @@ struct CallPipeline: Sendable {
             }
             let request = try encode(state)  // 3
             state.request = request
-            if let cache = state.plan.call.client.responseCache {
+            if let cache = state.plan.call.client.responseCache, state.plan.call.stream == nil {
                 Self.beginCache(cache, &state)  // the cache's part in 4½
             }
             outcome = await callChain(request, state)  // 4, 4½, 5
@@ -141,7 +141,8 @@ struct CallPipeline: Sendable {
             outcome = .failure(error)
         }
         validate(&outcome, state)  // 6
-        if !state.settings.plugins.isEmpty { await process(&outcome, state) }  // 7
+        // 7 (a stream's runs when the stream ends: StreamSession)
+        if !state.settings.plugins.isEmpty, state.plan.call.stream == nil { await process(&outcome, state) }
         return outcome
     }
 
@@ -361,7 +362,7 @@ struct CallPipeline: Sendable {
     }
 
     /// A failure with its context completed (see ``finish(_:_:_:)``).
-    private func completed(_ error: CourierError, _ state: CallState) -> CourierError {
+    func completed(_ error: CourierError, _ state: CallState) -> CourierError {
         if state.cancellation.isCancelled, error.code != .cancelled, error.code != .cancelledByPolicy {
             return cancelledLate(state)
         }

@@ -119,6 +119,11 @@ struct CallInputs: Sendable {
     /// before the network's (``CacheRead/deliverFirst(_:then:)``), for
     /// callers that take every delivery; whether it was usable.
     var deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)? = nil
+    /// For a streaming call (``APIClient/stream(_:timeouts:plugins:)``):
+    /// where its attempts leave the body they opened. Such a call skips the
+    /// response cache, coalescing and plugins' `process`, which runs when
+    /// the stream ends instead.
+    var stream: StreamSlot? = nil
 }
 
 /// Each setting an endpoint may leave to the client, resolved in one place:

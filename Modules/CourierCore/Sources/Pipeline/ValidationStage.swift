@@ -43,7 +43,10 @@ enum ValidationStage {
         var head: EnvelopeHead?
         do throws(CourierError) {
             try settings.validation.validate(response.head)
-            if let format = state.plan.envelope, let bytes = response.body.bytes {
+            // (A stream's body is still on the wire: its envelope is not read.)
+            if let format = state.plan.envelope, let bytes = response.body.bytes,
+                state.plan.call.stream == nil || !bytes.isEmpty
+            {
                 let envelope = try readEnvelope(bytes, format: format, decoder: settings.decoder)
                 guard format.isSuccess(envelope.code) else {
                     let text = envelope.message.map { ": \($0)" } ?? ""

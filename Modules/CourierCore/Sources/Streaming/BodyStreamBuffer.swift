@@ -26,6 +26,8 @@ public final class BodyStreamBuffer: Sendable {
         var ended = false
         var failure: (any Error)?
         var waiter: CheckedContinuation<[UInt8]?, any Error>?
+        /// An asynchronous writer waiting for the reader to drain (``write(_:)``).
+        var writer: CheckedContinuation<Void, any Error>?
         var onDrain: (@Sendable () -> Void)?
         var onCancel: (@Sendable () -> Void)?
     }
@@ -90,22 +92,57 @@ public final class BodyStreamBuffer: Sendable {
         if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
     }
 
-    /// The reader stops: the transfer is cancelled and whatever is buffered dropped.
-    public func cancel() {
-        let (waiter, onCancel) = state.withLock { state in
+    /// The reader stops: the transfer is cancelled and whatever is buffered
+    /// dropped; the reader's next read fails with `error` (a deadline's
+    /// error, or `CancellationError`).
+    public func cancel(failing error: any Error = CancellationError()) {
+        let (waiter, writer, onCancel) = state.withLock { state in
             let waiter = state.waiter
+            let writer = state.writer
             state.waiter = nil
+            state.writer = nil
             let wasEnded = state.ended
             state.ended = true
-            state.failure = state.failure ?? CancellationError()
+            state.failure = state.failure ?? error
             state.chunks = []
             state.head = 0
             state.buffered = 0
-            return (waiter, wasEnded ? nil : state.onCancel)
+            return (waiter, writer, wasEnded ? nil : state.onCancel)
         }
-        waiter?.resume(throwing: CancellationError())
+        waiter?.resume(throwing: error)
+        writer?.resume(throwing: CancellationError())
         onCancel?()
     }
+
+    /// Writes a chunk from an asynchronous producer (a transport that reads
+    /// its body as an `AsyncSequence`): returns once the chunk is taken,
+    /// waiting while the buffer is full, so the producer reads no further
+    /// until the reader has drained it to the low-water mark.
+    /// - Throws: `CancellationError` once the reader has given up.
+    public func write(_ bytes: [UInt8]) async throws {
+        while true {
+            if state.withLock({ $0.ended }) { throw CancellationError() }
+            switch offer(bytes) {
+            case .accepted:
+                return
+            case .full:
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<Void, any Error>) in
+                    let ready = state.withLock { state -> Result<Void, any Error>? in
+                        if state.ended { return .failure(CancellationError()) }
+                        // Drained between the refusal and now: offer again.
+                        guard state.refused else { return .success(()) }
+                        state.writer = continuation
+                        return nil
+                    }
+                    if let ready { continuation.resume(with: ready) }
+                }
+            }
+        }
+    }
+
+    /// Whether a chunk waits to be read, so the next read returns at once.
+    public var hasBufferedChunks: Bool { state.withLock { $0.head < $0.chunks.count } }
 
     /// Whether the buffer refused a chunk and waits for the reader to drain
     /// it: the transport holds the transfer paused meanwhile.
@@ -116,8 +153,11 @@ public final class BodyStreamBuffer: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                let (result, drain) = state.withLock {
-                    state -> (Result<[UInt8]?, any Error>?, (@Sendable () -> Void)?) in
+                let (result, drain, writer) = state.withLock {
+                    state -> (
+                        Result<[UInt8]?, any Error>?, (@Sendable () -> Void)?,
+                        CheckedContinuation<Void, any Error>?
+                    ) in
                     var result: Result<[UInt8]?, any Error>?
                     if state.head < state.chunks.count {
                         let chunk = state.chunks[state.head]
@@ -135,12 +175,14 @@ public final class BodyStreamBuffer: Sendable {
                     }
                     // Taken down to the low-water mark: the paused transfer may go on.
                     guard state.refused, state.buffered <= lowWater, !state.ended else {
-                        return (result, nil)
+                        return (result, nil, nil)
                     }
                     state.refused = false
-                    return (result, state.onDrain)
+                    defer { state.writer = nil }
+                    return (result, state.onDrain, state.writer)
                 }
                 drain?()
+                writer?.resume()
                 if let result { continuation.resume(with: result) }
             }
         } onCancel: {
@@ -172,35 +214,41 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// Stops the transfer; reading after this fails with `CancellationError`.
     public func cancel() { buffer.cancel() }
 
+    /// Stops the transfer; reading after this fails with `error`.
+    public func cancel(failing error: any Error) { buffer.cancel(failing: error) }
+
+    /// Whether a chunk waits to be read (see ``BodyStreamBuffer/hasBufferedChunks``).
+    public var hasBufferedChunks: Bool { buffer.hasBufferedChunks }
+
+    /// The whole body in memory, for a response too small to stream (an
+    /// error's body, a redirect's).
+    /// - Throws: ``TransportError/Code/bodyTooLarge`` past `limit` bytes
+    ///   (the transfer is cancelled then), or what reading throws.
+    public func collect(upTo limit: Int) async throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for try await chunk in self {
+            guard bytes.count + chunk.count <= limit else {
+                cancel()
+                throw TransportError(.bodyTooLarge, "the response body is larger than \(limit) bytes")
+            }
+            bytes += chunk
+        }
+        return bytes
+    }
+
+    /// A body that is `bytes`, already complete: for a response made in
+    /// memory (by an interceptor, a test) that a streaming call hands on.
+    public init(bytes: [UInt8]) {
+        let buffer = BodyStreamBuffer(highWater: Swift.max(1, bytes.count), lowWater: 0)
+        if !bytes.isEmpty { _ = buffer.offer(bytes) }
+        buffer.finish()
+        self.init(buffer)
+    }
+
     /// The most bytes buffered at once so far (see ``BodyStreamBuffer/peakBufferedBytes``).
     public var peakBufferedBytes: Int { buffer.peakBufferedBytes }
 
     /// Whether the transfer is paused for the reader to catch up (see
     /// ``BodyStreamBuffer/isHoldingBack``).
     public var isHoldingBack: Bool { buffer.isHoldingBack }
-}
-
-/// A response whose body is read as it arrives.
-public struct StreamingResponse: Sendable {
-    /// Status and header fields.
-    public var head: HTTPResponse
-    /// The body's chunks.
-    public var body: ResponseBodyStream
-
-    /// The status code.
-    public var statusCode: Int { head.status.code }
-
-    /// A response with this head and body.
-    public init(head: HTTPResponse, body: ResponseBodyStream) {
-        self.head = head
-        self.body = body
-    }
-}
-
-/// A transport that can hand a body over as it arrives.
-public protocol StreamingTransport: Transport {
-    /// Sends the request and returns once the response head is in; the body
-    /// follows through ``StreamingResponse/body``. Redirects are not followed.
-    /// - Throws: ``TransportError`` (or `CancellationError`) before the head.
-    func stream(_ request: OutgoingRequest, options: TransportOptions) async throws -> StreamingResponse
 }

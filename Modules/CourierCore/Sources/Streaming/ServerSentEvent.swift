@@ -31,15 +31,20 @@ public struct ServerSentEventParser: Sendable {
     private var data: [UInt8] = []
     private var hasData = false
     private var type: [UInt8] = []
+    /// The last event ID buffer: set by an `id` field, taken when an event ends.
     private var lastEventIDBytes: [UInt8] = []
+    /// The last event ID of the stream: the buffer as of the last blank line.
+    private var dispatchedLastEventID: [UInt8] = []
     /// Bytes of the stream's start still to check for a byte order mark.
     private var start: [UInt8] = []
     private var started = false
 
     /// The reconnection time the stream asked for with `retry`, in milliseconds.
     public private(set) var reconnectionTime: Int?
-    /// The last event ID so far: what a reconnect sends as `Last-Event-ID`.
-    public var lastEventID: String { String(decoding: lastEventIDBytes, as: UTF8.self) }
+    /// The last event ID so far — as of the last complete event, not an
+    /// `id` line of one the connection cut short: what a reconnect sends as
+    /// `Last-Event-ID`.
+    public var lastEventID: String { String(decoding: dispatchedLastEventID, as: UTF8.self) }
 
     /// A parser at the start of a stream.
     public init() {}
@@ -65,6 +70,20 @@ public struct ServerSentEventParser: Sendable {
         splitter.feed(bytes) { take($0, into: &events) }
         lines = splitter
         return events
+    }
+
+    /// A new connection to the same event source: lines, data and the event
+    /// type start over (a byte order mark may open it again); the last event
+    /// ID and the reconnection time carry on, as `EventSource` keeps them
+    /// across reconnects.
+    public mutating func reconnect() {
+        lines = LineSplitter()
+        lastEventIDBytes = dispatchedLastEventID
+        data = []
+        hasData = false
+        type = []
+        start = []
+        started = false
     }
 
     /// Ends the stream: an event without its closing blank line is dropped,
@@ -111,6 +130,7 @@ public struct ServerSentEventParser: Sendable {
     }
 
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
+        dispatchedLastEventID = lastEventIDBytes
         defer {
             data = []
             hasData = false

@@ -153,7 +153,7 @@ extension RedirectPolicy {
         return try await following(nil, to: request, options: options, perform: perform)
     }
 
-    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The rest of ``exchange(_:options:perform:)``: from `first`, the answer
     /// `request` already got (nil: not sent yet), hop by hop.

@@ -1,0 +1,66 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    import CourierCore
+    import HTTPTypes
+    import NIOCore
+
+    extension AsyncHTTPClientTransport: StreamingTransport {
+        /// Sends the request and returns once the final head is in
+        /// (redirects followed as ``Configuration/redirects`` says); the body
+        /// arrives through the response's stream. async-http-client reads
+        /// from the socket only as its body sequence is pulled, and the body
+        /// is pulled into a bounded buffer, so a reader a megabyte behind
+        /// holds the connection back. `options`' `timeout` bounds the wait for
+        /// the head only. See ``CourierCore/StreamingTransport``.
+        public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
+            -> StreamingResponse
+        {
+            try await redirectPolicy.stream(request, options: options) { hop, options in
+                var streaming = options
+                streaming.maxBodySize = .max
+                let opening = streaming
+                let work = Task {
+                    try await AHCExchange(request: hop, options: opening).stream(on: self.client)
+                }
+                return try await opening.withCancellationHandler(
+                    { try await work.value }, onCancel: { work.cancel() })
+            }
+        }
+    }
+
+    extension AHCExchange {
+        /// Sends the request and returns at its head; a task of its own pulls
+        /// the body into the stream's buffer, waiting while it is full.
+        func stream(on client: HTTPClient) async throws -> StreamingResponse {
+            let (outgoing, _) = try await prepared()
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(outgoing, deadline: .distantFuture)
+            } catch {
+                throw AHCErrorMapping.map(error, cancelled: Task.isCancelled, beforeHead: true)
+            }
+            let head = try checkedHead(response)
+            let buffer = BodyStreamBuffer()
+            let body = response.body
+            let progress = options.progress
+            let pump = Task {
+                var received: Int64 = 0
+                do {
+                    for try await chunk in body {
+                        received += Int64(chunk.readableBytes)
+                        try await buffer.write(Array(chunk.readableBytesView))
+                        progress?(TransferProgress(direction: .download, completed: received, total: nil))
+                    }
+                    buffer.finish()
+                } catch {
+                    // (A reader that gave up ended the buffer already.)
+                    buffer.finish(throwing: AHCErrorMapping.map(error, cancelled: Task.isCancelled))
+                }
+            }
+            // Cancelling the pump drops the body sequence: async-http-client
+            // then cancels the request and closes its connection.
+            buffer.setHandlers(onDrain: {}, onCancel: { pump.cancel() })
+            return StreamingResponse(head: head, body: ResponseBodyStream(buffer))
+        }
+    }
+#endif

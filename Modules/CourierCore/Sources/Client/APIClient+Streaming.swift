@@ -1,0 +1,110 @@
+import HTTPTypes
+
+extension APIClient {
+    /// Sends the endpoint and returns as soon as the response head is in
+    /// and valid; the body follows as it arrives (``StreamedBody``): for
+    /// server-sent events, NDJSON exports, a language model's tokens, a
+    /// long poll.
+    ///
+    /// The call goes through the pipeline like ``send(_:plugins:progress:)``
+    /// up to the head: endpoint mapping, parameter and per-call
+    /// interceptors (authentication, token refresh), every attempt's
+    /// interceptors and plugins, the retry policy for failures before the
+    /// head (a refused connection, a 503), and validation of the status and
+    /// content type. An answer validation refuses has its body read whole
+    /// (up to `maxBodySize`) and is thrown as the usual typed error, with
+    /// the envelope's business code when it carries one; so is a JSON
+    /// envelope with a failing code sent where the stream was expected.
+    /// The response cache and coalescing take no part. Plugins' `process`
+    /// runs once, when the body ends, with the counts in
+    /// ``RawResponse/stream``.
+    ///
+    /// ```swift
+    /// let reply = try await client.stream(.orderEvents(id: 42))
+    /// for try await event in reply.body.serverSentEvents {
+    ///     print(event.type, event.data)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - endpoint: The API to call; its response type is not used.
+    ///   - timeouts: The body's idle and total deadlines.
+    ///   - plugins: Plugins for this call only, after the client's and the endpoint's.
+    /// - Returns: The head, and the body to read.
+    /// - Throws: ``CourierError`` before the body: what ``send(_:plugins:progress:)`` would throw.
+    public func stream<Response>(
+        _ endpoint: Endpoint<Response>, timeouts: StreamTimeouts = .init(), plugins: [any Plugin] = []
+    ) async throws(CourierError) -> StreamingReply {
+        try await openStream(endpoint, timeouts: timeouts, plugins: plugins, reportsEnd: true).reply
+    }
+
+    /// A stream's connection: the reply, and what reporting its end needs.
+    struct StreamConnection: Sendable {
+        let reply: StreamingReply
+        /// The plugins and context of the call, for `process` at the end.
+        let plugins: [any Plugin]
+        let context: CallContext
+    }
+
+    /// Runs stages 1–6 of a streaming call and wraps the body it opened.
+    /// - Parameter reportsEnd: Whether plugins' `process` runs when this
+    ///   body ends (an event stream reports once for all its connections).
+    func openStream<Response>(
+        _ endpoint: Endpoint<Response>, timeouts: StreamTimeouts, plugins: [any Plugin], reportsEnd: Bool
+    ) async throws(CourierError) -> StreamConnection {
+        let slot = StreamSlot()
+        let (call, running) = start(
+            endpoint, plugins, nil, role: .lastDelivery, deliverStored: nil, stream: slot)
+        var state = call
+        let pipeline = CallPipeline()
+        let outcome: CallPipeline.Outcome
+        if endpoint.spec.destination != nil {
+            outcome = .failure(
+                CourierError(
+                    .invalidRequest, stage: .build, message: "a download destination cannot be streamed"))
+        } else {
+            outcome = await pipeline.pass(&state)  // 1–6
+        }
+        state.membership?.leave()
+        let settings = state.settings
+        let context = state.context
+        let report: @Sendable (Result<RawResponse, CourierError>) async -> Void = { result in
+            guard reportsEnd else { return }
+            for plugin in settings.plugins { _ = await plugin.process(result, context: context) }
+        }
+        switch outcome {
+        case .failure(let error):
+            slot.discard()
+            let failure = pipeline.completed(error, state)
+            finishRunning(running)
+            await report(.failure(failure))
+            throw failure
+        case .success(let response):
+            // An interceptor's own answer (or a JSON one read whole) is the body as it is.
+            let body: ResponseBodyStream
+            if let bytes = response.body.bytes, !bytes.isEmpty {
+                slot.discard()
+                body = ResponseBodyStream(bytes: bytes)
+            } else {
+                body = slot.take() ?? ResponseBodyStream(bytes: [])
+            }
+            let head = response.head
+            let metrics = response.metrics
+            let request = state.request?.head
+            let session = StreamSession(
+                body: body, request: request, attempt: state.budget.attempts, clock: settings.clock,
+                timeouts: timeouts, cancellation: state.cancellation
+            ) { [weak self] summary, error in
+                self?.finishRunning(running)
+                var ended = RawResponse(head: head, metrics: metrics)
+                ended.metrics.bytesReceived = summary.bytes
+                ended.stream = summary
+                guard var error else { return await report(.success(ended)) }
+                error.response = error.response ?? ended
+                await report(.failure(error))
+            }
+            let reply = StreamingReply(
+                head: head, body: StreamedBody(session: session), attempts: state.budget.attempts)
+            return StreamConnection(reply: reply, plugins: settings.plugins, context: context)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// Redirects for a streamed response: each hop's head is read, a redirect's
+/// (small) body collected, and only the final answer's body streamed.
+extension RedirectPolicy {
+    /// The largest redirect body read before the next hop; a redirect body
+    /// is a line of text, a larger one is not read on.
+    static let largestRedirectBody = 64 * 1024
+
+    /// What every ``StreamingTransport``'s `stream` does around its own
+    /// hop: refuses a cancelled call, follows redirects
+    /// (``streamExchange(_:options:open:)``) and bounds each hop's wait for
+    /// its head by `options.timeout`. `open` gets the options for the body,
+    /// without that timeout (the caller keeps the body's deadlines).
+    public func stream(
+        _ request: OutgoingRequest, options: TransportOptions,
+        open: @escaping @Sendable (OutgoingRequest, TransportOptions) async throws -> StreamingResponse
+    ) async throws -> StreamingResponse {
+        try Task.checkCancellation()
+        if options.cancellation?.isCancelled == true { throw CancellationError() }
+        var body = options
+        body.timeout = nil
+        let bodyOptions = body
+        return try await streamExchange(request, options: options) { hop in
+            try await StreamingResponse.head(within: options.timeout) { try await open(hop, bodyOptions) }
+        }
+    }
+
+    /// Follows redirects like ``exchange(_:options:perform:)``, opening every
+    /// hop with `open`: a hop answered with a redirect to follow has its body
+    /// read whole and dropped; the final answer comes back with its body unread.
+    /// - Parameters:
+    ///   - request: The first hop.
+    ///   - options: Cookies for every hop, the body limit for re-sent bodies.
+    ///   - open: Sends one hop and returns once its head is in.
+    /// - Throws: What `open` throws, and ``TransportError`` with code
+    ///   ``TransportError/Code/redirectRefused``.
+    public func streamExchange(
+        _ request: OutgoingRequest, options: TransportOptions,
+        open: (OutgoingRequest) async throws -> StreamingResponse
+    ) async throws -> StreamingResponse {
+        let final = Locked<StreamingResponse?>(nil)
+        let answer: RawResponse
+        do {
+            answer = try await exchange(request, options: options) { hop in
+                let response = try await open(hop)
+                if follows, RedirectPolicy.redirectStatuses.contains(response.statusCode) {
+                    let bytes = try await response.body.collect(upTo: Self.largestRedirectBody)
+                    return RawResponse(head: response.head, body: .bytes(bytes))
+                }
+                final.withLock { $0?.body.cancel() }  // (a hop the policy went past)
+                final.withLock { $0 = response }
+                return RawResponse(head: response.head)
+            }
+        } catch {
+            final.withLock { $0 }?.body.cancel()
+            throw error
+        }
+        // A redirect the policy does not follow is the answer, its body read already.
+        guard let response = final.withLock({ $0 }), answer.body.bytes?.isEmpty ?? true else {
+            return StreamingResponse(
+                head: answer.head, body: ResponseBodyStream(bytes: answer.body.bytes ?? []))
+        }
+        return response
+    }
+}
