@@ -68,4 +68,9 @@ struct ShopAPI {
     var catalogue: Endpoint<[Product]> { Endpoint(.get("catalogue"), on: node) }
 
     func order(id: Int) -> Endpoint<Order> { Endpoint(.get("orders/\(id, name: "id")"), on: node) }
+
+    /// An order's status as it changes: server-sent events (`client.events`).
+    func orderStatus(id: Int) -> Endpoint<RawResponse> {
+        Endpoint(.get("orders/\(id, name: "id")/events"), on: node)
+    }
 }

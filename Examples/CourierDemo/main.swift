@@ -129,4 +129,29 @@ for visit in ["first visit, nothing stored", "second visit"] {
 }
 await cache.settle()
 
+/// Step 9: an order's status as server-sent events, across the drop the server makes.
+func followOrder(_ endpoint: Endpoint<RawResponse>) async {
+    print("\n9. Order 7, live: server-sent events that drop once and resume — \(endpoint.spec.route)")
+    let start = ContinuousClock.now
+    var feed = client.events(endpoint).makeAsyncIterator()
+    var lastID = ""
+    var connection = 0
+    do throws(CourierError) {
+        while let event = try await feed.next() {
+            if connection != 0, feed.connections != connection {
+                print("   ↻ reconnected after the drop, sending Last-Event-ID: \(lastID)")
+            }
+            connection = feed.connections
+            lastID = event.lastEventID
+            print("   ● \(event.data)  (event \(event.lastEventID))")
+        }
+        print(
+            "   ✓ every event once, over \(feed.connections) connections; the server's 204 ended the stream  "
+                + "(\(Format.duration(ContinuousClock.now - start)))")
+    } catch {
+        print("   ✗ \(Format.failure(error))")
+    }
+}
+await followOrder(api.orderStatus(id: 7))
+
 await CurlTransport.shared.shutdown()

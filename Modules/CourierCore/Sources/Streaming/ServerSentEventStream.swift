@@ -61,17 +61,35 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
     typealias Connect =
         @Sendable (_ lastEventID: String) async throws(CourierError) -> APIClient.StreamConnection
 
+    /// An event.
+    public typealias Element = ServerSentEvent
+    /// What ends the sequence early.
+    public typealias Failure = CourierError
+
     let connect: Connect
     let policy: RetryPolicy
     let clock: any CourierClock
 
     /// Reads events, reconnecting as the policy allows.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// An event.
+        public typealias Element = ServerSentEvent
+        /// What ends the sequence early.
+        public typealias Failure = CourierError
+
         let reader: EventSourceReader
 
         /// The next event; nil once the stream ended cleanly.
-        /// - Throws: ``CourierError``.
-        public mutating func next() async throws -> ServerSentEvent? { try await reader.next() }
+        public mutating func next() async throws(CourierError) -> ServerSentEvent? {
+            try await reader.next()
+        }
+
+        /// The next event, read on the caller's actor.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError)
+            -> ServerSentEvent?
+        {
+            try await reader.next()
+        }
 
         /// The id a reconnect sends as `Last-Event-ID`.
         public var lastEventID: String { reader.parser.lastEventID }
@@ -124,7 +142,8 @@ final class EventSourceReader {
         Task { await report(reporter, summary, .failure(error)) }
     }
 
-    func next() async throws -> ServerSentEvent? {
+    /// The next event (on the caller's executor: the reader is one task's).
+    nonisolated(nonsending) func next() async throws(CourierError) -> ServerSentEvent? {
         while true {
             if readyIndex < ready.count {
                 defer { readyIndex += 1 }
@@ -151,9 +170,7 @@ final class EventSourceReader {
             do {
                 chunk = try await body.next()
             } catch {
-                try await dropped(
-                    error as? CourierError ?? CourierError(.transport, stage: .transport, message: "\(error)")
-                )
+                try await dropped(error)
                 continue
             }
             self.body = body
@@ -169,7 +186,7 @@ final class EventSourceReader {
     }
 
     /// Connects, or decides after a failed connection.
-    private func open() async throws {
+    private nonisolated(nonsending) func open() async throws(CourierError) {
         parser.reconnect()
         let connection: APIClient.StreamConnection
         do {
@@ -200,7 +217,7 @@ final class EventSourceReader {
     }
 
     /// The body ended (`error` nil) or failed: reconnect, or end.
-    private func dropped(_ error: CourierError?) async throws {
+    private nonisolated(nonsending) func dropped(_ error: CourierError?) async throws(CourierError) {
         parser.finish()
         body = nil
         current = nil
@@ -217,7 +234,9 @@ final class EventSourceReader {
 
     /// Asks the policy; waits and returns to reconnect, or ends the sequence
     /// (without an error after a clean end of the body).
-    private func retryOrEnd(after failure: CourierError, clean: Bool) async throws {
+    private nonisolated(nonsending) func retryOrEnd(after failure: CourierError, clean: Bool)
+        async throws(CourierError)
+    {
         let now = clock.now
         let start = streakStart ?? now
         streakStart = start
@@ -240,7 +259,8 @@ final class EventSourceReader {
     }
 
     /// Ends the sequence once; plugins' `process` sees it.
-    private func end(_ result: Result<Void, CourierError>) async throws {
+    private nonisolated(nonsending) func end(_ result: Result<Void, CourierError>) async throws(CourierError)
+    {
         guard ending == nil else { return }
         ending = result
         if let reporter { await Self.report(reporter, summary, result) }

@@ -13,15 +13,31 @@ import HTTPTypes
 /// `.lines`, `.serverSentEvents` and `.decoded(_:using:badLines:)` read it
 /// as text, events or NDJSON models.
 public struct StreamedBody: AsyncSequence, Sendable {
+    /// A chunk of bytes.
+    public typealias Element = [UInt8]
+    /// What ends the body early.
+    public typealias Failure = CourierError
+
     let session: StreamSession
 
     /// Reads the chunks in order.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
+        /// A chunk of bytes.
+        public typealias Element = [UInt8]
+        /// What ends the body early.
+        public typealias Failure = CourierError
+
         let session: StreamSession
 
         /// The next chunk, or nil at the end of the body.
-        /// - Throws: ``CourierError``.
-        public mutating func next() async throws -> [UInt8]? { try await session.next() }
+        public mutating func next() async throws(CourierError) -> [UInt8]? { try await session.next() }
+
+        /// The next chunk, or nil at the end of the body.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError)
+            -> [UInt8]?
+        {
+            try await session.next()
+        }
     }
 
     /// An iterator over the chunks.
@@ -116,7 +132,7 @@ final class StreamSession: Sendable {
         body.cancel(failing: CourierError(.timedOut, stage: .transport, message: message))
     }
 
-    func next() async throws -> [UInt8]? {
+    func next() async throws(CourierError) -> [UInt8]? {
         let ended = state.withLock { state -> (Bool, CourierError?) in (state.ended, state.ending) }
         if ended.0 {
             if let error = ended.1 { throw error }
