@@ -45,6 +45,16 @@ let package = Package(
         bench("courier-flow-bench", [], courier: ["CourierCore", "CourierTesting"]),
         // A cache hit (memory, disk) next to the same call over the network.
         bench("courier-cache-bench", [], courier: ["CourierCache", "CourierCurl", "CourierCodable"]),
+        // Streamed bodies: a million server-sent events and 100 MB of NDJSON
+        // through APIClient, next to async-http-client and URLSession with
+        // lines split by hand; RSS under a sleeping reader.
+        bench(
+            "courier-stream-bench", [],
+            courier: [
+                "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierJansson",
+                "CourierCodable",
+            ],
+            ahc: true),
         // The typed call: GET an envelope and decode the model, every stack.
         bench(
             "courier-typed-bench", ["CRawCurl"],

@@ -61,7 +61,7 @@ struct RawLineIterator<Base: AsyncSequence> where Base.Element == [UInt8] {
                 splitter.feed(chunk) { ready.append(Array($0)) }
             } else {
                 ended = true
-                if let last = splitter.finish() { ready.append(Array(last)) }
+                if let last = splitter.finish() { ready.append(last) }
             }
         }
         defer { readyIndex += 1 }

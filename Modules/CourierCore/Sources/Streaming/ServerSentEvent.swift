@@ -35,6 +35,11 @@ public struct ServerSentEventParser: Sendable {
     private var lastEventIDBytes: [UInt8] = []
     /// The last event ID of the stream: the buffer as of the last blank line.
     private var dispatchedLastEventID: [UInt8] = []
+    /// ``dispatchedLastEventID`` as text, made when it changes.
+    private var lastEventIDText = ""
+    /// The last event type dispatched, and its text (most streams repeat one).
+    private var typeBytes: [UInt8] = []
+    private var typeText = "message"
     /// Bytes of the stream's start still to check for a byte order mark.
     private var start: [UInt8] = []
     private var started = false
@@ -44,7 +49,7 @@ public struct ServerSentEventParser: Sendable {
     /// The last event ID so far — as of the last complete event, not an
     /// `id` line of one the connection cut short: what a reconnect sends as
     /// `Last-Event-ID`.
-    public var lastEventID: String { String(decoding: dispatchedLastEventID, as: UTF8.self) }
+    public var lastEventID: String { lastEventIDText }
 
     /// A parser at the start of a stream.
     public init() {}
@@ -95,51 +100,81 @@ public struct ServerSentEventParser: Sendable {
         type = []
     }
 
-    private mutating func take(_ line: ArraySlice<UInt8>, into events: inout [ServerSentEvent]) {
+    /// The field a line names, compared as bytes: no string per line.
+    private enum Field {
+        case data, event, id, retry, other
+
+        init(_ name: UnsafeBufferPointer<UInt8>) {
+            func spells(_ text: StaticString) -> Bool {
+                text.utf8CodeUnitCount == name.count
+                    && text.withUTF8Buffer { $0.elementsEqual(name) }
+            }
+            switch name.count {
+            case 4 where spells("data"): self = .data
+            case 5 where spells("event"): self = .event
+            case 2 where spells("id"): self = .id
+            case 5 where spells("retry"): self = .retry
+            default: self = .other
+            }
+        }
+    }
+
+    private mutating func take(_ line: UnsafeBufferPointer<UInt8>, into events: inout [ServerSentEvent]) {
         guard let first = line.first else {
             dispatch(into: &events)
             return
         }
         if first == UInt8(ascii: ":") { return }
-        let field: ArraySlice<UInt8>
-        var value: ArraySlice<UInt8>
+        let field: UnsafeBufferPointer<UInt8>
+        let value: UnsafeBufferPointer<UInt8>
         if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-            field = line[..<colon]
-            value = line[(colon + 1)...]
-            if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+            field = UnsafeBufferPointer(rebasing: line[..<colon])
+            var valueStart = colon + 1
+            if valueStart < line.count, line[valueStart] == UInt8(ascii: " ") { valueStart += 1 }
+            value = UnsafeBufferPointer(rebasing: line[valueStart...])
         } else {
             field = line
-            value = []
+            value = UnsafeBufferPointer(rebasing: line[line.count...])
         }
-        switch String(decoding: field, as: UTF8.self) {
-        case "event":
-            type = Array(value)
-        case "data":
+        switch Field(field) {
+        case .data:
             if hasData { data.append(10) }
-            data += value
+            data.append(contentsOf: value)
             hasData = true
-        case "id":
-            if !value.contains(0) { lastEventIDBytes = Array(value) }
-        case "retry":
+        case .event:
+            type.removeAll(keepingCapacity: true)
+            type.append(contentsOf: value)
+        case .id:
+            if !value.contains(0) {
+                lastEventIDBytes.removeAll(keepingCapacity: true)
+                lastEventIDBytes.append(contentsOf: value)
+            }
+        case .retry:
             if !value.isEmpty, value.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
                 reconnectionTime = Int(String(decoding: value, as: UTF8.self))
             }
-        default:
+        case .other:
             break
         }
     }
 
     private mutating func dispatch(into events: inout [ServerSentEvent]) {
-        dispatchedLastEventID = lastEventIDBytes
+        if dispatchedLastEventID != lastEventIDBytes {
+            dispatchedLastEventID = lastEventIDBytes
+            lastEventIDText = String(decoding: dispatchedLastEventID, as: UTF8.self)
+        }
         defer {
-            data = []
+            data.removeAll(keepingCapacity: true)
             hasData = false
-            type = []
+            type.removeAll(keepingCapacity: true)
         }
         guard hasData else { return }
+        if type != typeBytes {
+            typeBytes = type
+            typeText = type.isEmpty ? "message" : String(decoding: type, as: UTF8.self)
+        }
         events.append(
             ServerSentEvent(
-                type: type.isEmpty ? "message" : String(decoding: type, as: UTF8.self),
-                data: String(decoding: data, as: UTF8.self), lastEventID: lastEventID))
+                type: typeText, data: String(decoding: data, as: UTF8.self), lastEventID: lastEventIDText))
     }
 }
