@@ -69,6 +69,44 @@ struct EventStreamTests {
         }
     }
 
+    /// A stream takes the body faults that make sense mid-stream: `dribble`
+    /// re-cuts it into chunks that split events anywhere, `closeMidBody`
+    /// ends it after so many bytes without the last chunk.
+    @Test func midStreamFaults() async throws {
+        let events = #"{"generate": {"count": 5, "data": "tick {n}"}}"#
+        let whole = (1...5).map { "id: \($0)\ndata: tick \($0)\n\n" }.joined()
+        try await withServer(
+            Self.stream(events + #", "fault": {"name": "dribble", "chunks": 9, "overMs": 0}"#)
+        ) {
+            server async throws in
+            let response = try await RawClient.send(port: server.port, "/events")
+            #expect(response.complete)
+            #expect(String(decoding: response.body, as: UTF8.self) == whole)
+            #expect(response.chunkCount == 9)
+        }
+        try await withServer(Self.stream(events + #", "fault": {"name": "closeMidBody", "afterBytes": 30}"#))
+        {
+            server async throws in
+            let response = try await RawClient.send(port: server.port, "/events")
+            #expect(!response.complete)
+            #expect(String(decoding: response.body, as: UTF8.self) == String(whole.prefix(30)))
+        }
+    }
+
+    @Test func aResumedStreamThatIsOverIsAnswered204WhenAsked() async throws {
+        let spec = #"{"generate": {"count": 3, "data": "tick {n}"}, "noContentWhenDone": true}"#
+        try await withServer(Self.stream(spec)) { server async throws in
+            let done = try await RawClient.send(
+                port: server.port, "/events", headers: [("Last-Event-ID", "3")])
+            #expect(done.status == 204)
+            #expect(done.body.isEmpty)
+            let more = try await RawClient.send(
+                port: server.port, "/events", headers: [("Last-Event-ID", "2")])
+            #expect(more.status == 200)
+            #expect(String(decoding: more.body, as: UTF8.self) == "id: 3\ndata: tick 3\n\n")
+        }
+    }
+
     @Test(arguments: [
         (#"{"events": [{"data": "x"}]}, "body": "y""#, "give only one of"),
         (#"{"events": [{"data": "x"}]}, "fault": "stall""#, "does not apply to an event stream"),

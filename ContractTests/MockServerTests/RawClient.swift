@@ -43,6 +43,8 @@ struct ParsedResponse: Sendable {
     var body: [UInt8]
     /// Whether the body had as many bytes as the head promised (or a complete chunked framing).
     var complete: Bool
+    /// How many chunks carried the body (chunked framing only; 0 otherwise).
+    var chunkCount = 0
 
     init?(_ bytes: [UInt8]) {
         guard let end = Self.find([13, 10, 13, 10], in: bytes) else { return nil }
@@ -62,7 +64,7 @@ struct ParsedResponse: Sendable {
         if headers.contains(where: {
             $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased() == "chunked"
         }) {
-            (body, complete) = Self.dechunk(rest)
+            (body, complete, chunkCount) = Self.dechunk(rest)
         } else if let length = headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({
             Int($0.1)
         }) {
@@ -86,19 +88,21 @@ struct ParsedResponse: Sendable {
         return nil
     }
 
-    private static func dechunk(_ bytes: [UInt8]) -> ([UInt8], Bool) {
+    private static func dechunk(_ bytes: [UInt8]) -> ([UInt8], Bool, Int) {
         var body: [UInt8] = []
+        var chunks = 0
         var rest = bytes[...]
         while let lineEnd = find([13, 10], in: Array(rest)) {
             let sizeText = String(decoding: rest.prefix(lineEnd), as: UTF8.self)
-            guard let size = Int(sizeText, radix: 16) else { return (body, false) }
+            guard let size = Int(sizeText, radix: 16) else { return (body, false, chunks) }
             rest = rest.dropFirst(lineEnd + 2)
-            if size == 0 { return (body, true) }
-            guard rest.count >= size + 2 else { return (body + rest.prefix(size), false) }
+            if size == 0 { return (body, true, chunks) }
+            guard rest.count >= size + 2 else { return (body + rest.prefix(size), false, chunks + 1) }
             body += rest.prefix(size)
+            chunks += 1
             rest = rest.dropFirst(size + 2)
         }
-        return (body, false)
+        return (body, false, chunks)
     }
 }
 

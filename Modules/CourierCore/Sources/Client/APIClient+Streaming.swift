@@ -15,9 +15,9 @@ extension APIClient {
     /// (up to `maxBodySize`) and is thrown as the usual typed error, with
     /// the envelope's business code when it carries one; so is a JSON
     /// envelope with a failing code sent where the stream was expected.
-    /// The response cache and coalescing take no part. Plugins' `process`
-    /// runs once, when the body ends, with the counts in
-    /// ``RawResponse/stream``.
+    /// The response cache and coalescing take no part; a concurrency group
+    /// counts the call until its head is in. Plugins' `process` runs once,
+    /// when the body ends, with the counts in ``RawResponse/stream``.
     ///
     /// ```swift
     /// let reply = try await client.stream(.orderEvents(id: 42))

@@ -69,4 +69,42 @@ struct BodyStreamBufferTests {
         #expect(buffer.offer([2]) == .accepted)  // dropped, not kept
         #expect(body.peakBufferedBytes == 1)
     }
+
+    /// Yields until `condition` holds (bounded: a safety net against a hang).
+    static func yieldUntil(_ condition: () -> Bool) async {
+        var turns = 0
+        while !condition(), turns < 1_000_000 {
+            turns += 1
+            await Task.yield()
+        }
+    }
+
+    @Test func anAsynchronousWriterWaitsWhileTheBufferIsFullAndGoesOnOnceDrained() async throws {
+        let buffer = BodyStreamBuffer(highWater: 200, lowWater: 0)
+        let body = ResponseBodyStream(buffer)
+        let writer = Task {
+            for value in 0..<5 { try await buffer.write([UInt8](repeating: UInt8(value), count: 100)) }
+            buffer.finish()
+        }
+        // Two chunks fill the buffer; the third waits.
+        await Self.yieldUntil { buffer.isHoldingBack }
+        #expect(buffer.isHoldingBack)
+        var received: [UInt8] = []
+        for try await chunk in body { received += chunk }
+        try await writer.value
+        #expect(received == (0..<5).flatMap { [UInt8](repeating: UInt8($0), count: 100) })
+        #expect(buffer.peakBufferedBytes == 200)
+    }
+
+    @Test func aWriterWaitingOnAFullBufferStopsWhenTheReaderGivesUp() async throws {
+        let buffer = BodyStreamBuffer(highWater: 100, lowWater: 0)
+        let writer = Task {
+            try await buffer.write([UInt8](repeating: 1, count: 100))
+            try await buffer.write([2])
+        }
+        await Self.yieldUntil { buffer.isHoldingBack }
+        buffer.cancel()
+        await #expect(throws: CancellationError.self) { try await writer.value }
+        await #expect(throws: CancellationError.self) { try await buffer.write([3]) }
+    }
 }

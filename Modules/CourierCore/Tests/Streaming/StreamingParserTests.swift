@@ -117,3 +117,22 @@ final class SkippedLines: Sendable {
     func add(_ line: Int) { storage.withLock { $0.append(line) } }
     var lines: [Int] { storage.withLock { $0 } }
 }
+
+/// What a reconnect carries over: the id of the last complete event, and
+/// the reconnection time; a new connection may open with a byte order mark.
+struct EventReconnectionParserTests {
+    @Test func aReconnectSendsTheIDOfTheLastCompleteEventNotOfOneCutShort() {
+        var parser = ServerSentEventParser()
+        let first = parser.feed(Array("retry: 250\nid: 1\ndata: a\n\nid: 2\ndata: cut sho".utf8))
+        #expect(first == [ServerSentEvent(data: "a", lastEventID: "1")])
+        #expect(parser.lastEventID == "1")
+        parser.finish()
+        parser.reconnect()
+        let resumed = parser.feed(Array("\u{FEFF}data: b\n\nid: 3\ndata: c\n\n".utf8))
+        #expect(
+            resumed == [
+                ServerSentEvent(data: "b", lastEventID: "1"), ServerSentEvent(data: "c", lastEventID: "3"),
+            ])
+        #expect(parser.reconnectionTime == 250)
+    }
+}
