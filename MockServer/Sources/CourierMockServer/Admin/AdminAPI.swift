@@ -44,6 +44,11 @@ struct AdminAPI {
             return encode(["requests": core.journal.entries], meta: core.journal.dropped)
         case ("GET", "requests", 2) where parts[1] == "unmatched":
             return encode(["requests": core.journal.unmatched], meta: core.journal.dropped)
+        case ("GET", "requests", 2) where parts[1] == "har":
+            let host = request.header("Host").map { "http://\($0)" } ?? ""
+            let har = HARExport.document(core.journal.entries, startDate: core.startDate, serverURL: host)
+            return StubResponse(
+                status: 200, headers: [("Content-Type", "application/json")], body: har.jsonBytes)
         case ("GET", "requests", 2) where parts[1] == "count":
             return .json(.object(["count": .int(Int64(count(request)))]))
         case ("DELETE", "requests", 1):

@@ -21,10 +21,13 @@ struct Dispatcher {
         switch core.registry.match(request) {
         case .success(let matched):
             let plan: ResponsePlan
+            var fields = JournalFields(matched: matched, status: nil)
             if let stream = matched.response.eventStream,
                 stream.isDone(after: request.header("Last-Event-ID"))
             {
-                plan = .make(StubResponse(status: 204), delayMs: 0, keepAlive: keepAlive)
+                let done = StubResponse(status: 204)
+                plan = .make(done, delayMs: 0, keepAlive: keepAlive)
+                fields.response = RecordedResponse(planned: done)
             } else if let stream = matched.response.eventStream {
                 plan = .eventStream(
                     matched.response, stream, lastEventID: request.header("Last-Event-ID"),
@@ -34,8 +37,10 @@ struct Dispatcher {
             } else {
                 let response = RangeRequests.apply(matched.response, for: request)
                 plan = ResponsePlan.make(response, delayMs: matched.delayMs, keepAlive: keepAlive)
+                fields.response = RecordedResponse(planned: response)
             }
-            return Answer(plan: plan, journal: JournalFields(matched: matched, status: plan.status))
+            fields.status = plan.status
+            return Answer(plan: plan, journal: fields)
         case .failure(let report):
             if core.configuration.builtinRoutes, let builtin = BuiltinRoutes.answer(request) {
                 let plan =
@@ -48,6 +53,7 @@ struct Dispatcher {
                     }
                 var fields = JournalFields(status: plan.status)
                 fields.builtinRoute = builtin.route
+                fields.response = RecordedResponse(planned: builtin.response)
                 return Answer(plan: plan, journal: fields)
             }
             if core.configuration.strict { core.registry.recordFailure(report.summary) }
@@ -58,8 +64,9 @@ struct Dispatcher {
                 "error": .string("no stub matched \(request.method) \(request.uri)"),
                 "nearMisses": .array(report.nearMisses.map(Self.json)),
             ])
-            return Answer(
-                plan: .make(.json(body, status: 404), delayMs: 0, keepAlive: keepAlive), journal: fields)
+            let answer = StubResponse.json(body, status: 404)
+            fields.response = RecordedResponse(planned: answer)
+            return Answer(plan: .make(answer, delayMs: 0, keepAlive: keepAlive), journal: fields)
         }
     }
 

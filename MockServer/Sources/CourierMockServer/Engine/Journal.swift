@@ -58,12 +58,14 @@ public struct JournalEntry: Sendable, Encodable {
     public var bytesWritten: Int
     /// When things happened.
     public var timestamps: Timestamps
+    /// The answer the server planned (headers and the body's first bytes).
+    public var response: RecordedResponse?
 
     enum CodingKeys: String, CodingKey {
         case sequence, connectionIndex, exchangeIndex, remoteAddress, stubID, responseIndex, builtinRoute,
             unmatched
         case scenarioName, scenarioStateBefore, scenarioStateAfter, fault, delayMs, status, bytesWritten,
-            timestamps
+            timestamps, response
         case method, uri, headers, body, bodyBase64
     }
 
@@ -94,6 +96,7 @@ public struct JournalEntry: Sendable, Encodable {
         try container.encodeIfPresent(status, forKey: .status)
         try container.encode(bytesWritten, forKey: .bytesWritten)
         try container.encode(timestamps, forKey: .timestamps)
+        try container.encodeIfPresent(response, forKey: .response)
     }
 }
 

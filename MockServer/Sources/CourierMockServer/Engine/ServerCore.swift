@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -19,6 +20,8 @@ final class ServerCore: Sendable {
     let journal: Journal
     let logger: Logger
     private let origin = NIODeadline.now().uptimeNanoseconds
+    /// The wall-clock time of ``now()``'s zero, for exports that need dates (HAR).
+    let startDate = Date()
     private let state = NIOLockedValueBox(Counters())
 
     /// What the accept loop decided for a connection, in accept order.

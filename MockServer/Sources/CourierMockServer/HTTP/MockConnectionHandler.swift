@@ -228,7 +228,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
     private func record(_ exchange: Complete, _ fields: JournalFields) -> Int {
         let info = self.info
         let sequence = core.journal.record { sequence in
-            JournalEntry(
+            var entry = JournalEntry(
                 sequence: sequence, connectionIndex: info.index, exchangeIndex: exchange.exchangeIndex,
                 remoteAddress: info.remoteAddress, request: exchange.request, stubID: fields.stubID,
                 responseIndex: fields.responseIndex, builtinRoute: fields.builtinRoute,
@@ -241,6 +241,8 @@ final class MockConnectionHandler: ChannelInboundHandler {
                     accepted: info.acceptedAt, firstByte: exchange.firstByte,
                     headersDone: exchange.headersDone,
                     bodyDone: exchange.bodyDone))
+            entry.response = fields.response
+            return entry
         }
         latestSequence = sequence
         return sequence
@@ -271,6 +273,8 @@ struct JournalFields: Sendable {
     var fault: String?
     var delayMs: Int?
     var status: Int?
+    /// The answer planned, for the journal's readers (HAR).
+    var response: RecordedResponse?
 
     init(status: Int?) { self.status = status }
 
@@ -283,5 +287,13 @@ struct JournalFields: Sendable {
         fault = matched.response.fault?.name
         delayMs = matched.delayMs
         self.status = status
+        let planned = matched.response
+        if planned.eventStream != nil {
+            response = RecordedResponse(streamed: planned, contentType: "text/event-stream")
+        } else if planned.ndjson != nil {
+            response = RecordedResponse(streamed: planned, contentType: "application/x-ndjson")
+        } else {
+            response = RecordedResponse(planned: planned)
+        }
     }
 }
