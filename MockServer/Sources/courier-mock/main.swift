@@ -31,6 +31,20 @@ struct CourierMock: AsyncParsableCommand {
     @Option(help: "A directory of contract files (*.json; bodies in __files/).")
     var contracts: String?
 
+    @Option(
+        help: """
+            A WireMock root (mappings/ and __files/) or a directory of WireMock mapping files, served \
+            beside the contracts; a key courier-mock does not share is refused, naming the file and key.
+            """)
+    var wiremock: String?
+
+    @Option(
+        help: """
+            With --wiremock: write the mappings as courier-mock contract files to this directory \
+            (one per WireMock file, __files/ copied) and exit.
+            """)
+    var writeContracts: String?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -41,6 +55,9 @@ struct CourierMock: AsyncParsableCommand {
     var strict = true
 
     func validate() throws {
+        if writeContracts != nil, wiremock == nil {
+            throw ValidationError("--write-contracts converts the mappings given with --wiremock")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
                 "--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -54,11 +71,19 @@ struct CourierMock: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
+        if let wiremock, let writeContracts {
+            try Self.convert(
+                wiremock: URL(fileURLWithPath: wiremock), to: URL(fileURLWithPath: writeContracts))
+            return
+        }
         let server: MockServer
         do {
+            let imported =
+                try wiremock.map { try WireMockImport.load(directory: URL(fileURLWithPath: $0)) } ?? []
             server = try await MockServer.start(
                 .init(
                     host: host, port: port, contracts: contracts.map { URL(fileURLWithPath: $0) },
+                    stubs: imported,
                     strict: strict,
                     allowRemoteAdmin: allowRemoteAdmin, logger: logger))
         } catch let error as ContractError {
@@ -80,6 +105,34 @@ struct CourierMock: AsyncParsableCommand {
         let signal = await Self.waitForTermination()
         logger.info("stopping", metadata: ["signal": "\(signal)"])
         await server.stop()
+    }
+
+    /// Writes each WireMock mapping file as a contract file, checked by the
+    /// contract parser first; prints one line per file.
+    static func convert(wiremock: URL, to output: URL) throws {
+        let documents: [(file: String, document: JSONValue)]
+        do {
+            documents = try WireMockImport.converted(directory: wiremock)
+            for (file, document) in documents {
+                _ = try ContractLoader.parse(
+                    document.jsonBytes, file: file, filesDirectory: WireMockImport.filesDirectory(wiremock))
+            }
+        } catch {
+            throw ValidationError("cannot import: \(error)")
+        }
+        let files = FileManager.default
+        for (file, document) in documents {
+            let target = output.appendingPathComponent(file)
+            try files.createDirectory(
+                at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(document.jsonBytes).write(to: target)
+            print("wrote \(target.path)")
+        }
+        let bodies = WireMockImport.filesDirectory(wiremock)
+        let copy = output.appendingPathComponent("__files")
+        if files.fileExists(atPath: bodies.path), !files.fileExists(atPath: copy.path) {
+            try files.copyItem(at: bodies, to: copy)
+        }
     }
 
     /// Suspends until SIGINT or SIGTERM arrives; returns the signal's name.
