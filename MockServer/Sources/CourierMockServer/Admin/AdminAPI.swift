@@ -9,7 +9,9 @@ import Foundation
 /// | `GET /__admin/mappings` | the stubs, match order, with hit counts |
 /// | `POST /__admin/mappings` | add a stub (or `{"mappings": […]}`); 400 names the bad field |
 /// | `DELETE /__admin/mappings/{id}` | remove a stub |
-/// | `GET /__admin/requests` | the journal |
+/// | `GET /__admin/ui` | the live journal page (``AdminPage``) |
+/// | `GET /__admin/requests?since=` | the journal (entries after sequence `since`) |
+/// | `GET /__admin/requests/har` | the journal as HAR 1.2 (``HARExport``) |
 /// | `GET /__admin/requests/count?stubId=&method=&path=` | how many entries match |
 /// | `DELETE /__admin/requests` | clear the journal |
 /// | `GET /__admin/requests/unmatched` | entries no stub or route matched |
@@ -41,7 +43,13 @@ struct AdminAPI {
             return core.registry.remove(id: parts[1])
                 ? .json(.object(["removed": .string(parts[1])])) : error(404, "no stub \"\(parts[1])\"")
         case ("GET", "requests", 1):
-            return encode(["requests": core.journal.entries], meta: core.journal.dropped)
+            let since = request.queryValue("since").flatMap(Int.init) ?? 0
+            return encode(
+                ["requests": core.journal.entries.filter { $0.sequence > since }], meta: core.journal.dropped)
+        case ("GET", "ui", 1):
+            return StubResponse(
+                headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
+                body: Array(AdminPage.html.utf8))
         case ("GET", "requests", 2) where parts[1] == "unmatched":
             return encode(["requests": core.journal.unmatched], meta: core.journal.dropped)
         case ("GET", "requests", 2) where parts[1] == "har":

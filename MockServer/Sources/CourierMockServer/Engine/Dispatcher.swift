@@ -60,6 +60,7 @@ struct Dispatcher {
             core.logger.info("unmatched request", metadata: ["request": "\(request.method) \(request.uri)"])
             var fields = JournalFields(status: 404)
             fields.unmatched = true
+            fields.nearMisses = report.nearMisses
             let body = JSONValue.object([
                 "error": .string("no stub matched \(request.method) \(request.uri)"),
                 "nearMisses": .array(report.nearMisses.map(Self.json)),

@@ -60,12 +60,14 @@ public struct JournalEntry: Sendable, Encodable {
     public var timestamps: Timestamps
     /// The answer the server planned (headers and the body's first bytes).
     public var response: RecordedResponse?
+    /// For a request no stub matched: the closest stubs and the matchers that failed.
+    public var nearMisses: [NearMiss]?
 
     enum CodingKeys: String, CodingKey {
         case sequence, connectionIndex, exchangeIndex, remoteAddress, stubID, responseIndex, builtinRoute,
             unmatched
         case scenarioName, scenarioStateBefore, scenarioStateAfter, fault, delayMs, status, bytesWritten,
-            timestamps, response
+            timestamps, response, nearMisses
         case method, uri, headers, body, bodyBase64
     }
 
@@ -97,6 +99,7 @@ public struct JournalEntry: Sendable, Encodable {
         try container.encode(bytesWritten, forKey: .bytesWritten)
         try container.encode(timestamps, forKey: .timestamps)
         try container.encodeIfPresent(response, forKey: .response)
+        try container.encodeIfPresent(nearMisses, forKey: .nearMisses)
     }
 }
 

@@ -1,7 +1,11 @@
+import Foundation
+
 /// The answer the server planned for a journaled exchange: what a HAR export
 /// and the journal's readers show beside the request. A fault may have cut
 /// what actually went out (``JournalEntry/fault``, ``JournalEntry/bytesWritten``).
 public struct RecordedResponse: Sendable, Hashable, Encodable {
+    enum CodingKeys: String, CodingKey { case headers, body, bodyBase64, bodySize }
+
     /// The most body bytes kept per entry: a journal of 10,000 entries stays
     /// within about 160 MiB however large the bodies.
     public static let keptBodyBytes = 16 * 1024
@@ -41,5 +45,17 @@ public struct RecordedResponse: Sendable, Hashable, Encodable {
     public func header(_ name: String) -> String? {
         let lower = name.lowercased()
         return headers.first { $0.name.lowercased() == lower }?.value
+    }
+
+    /// Encodes the body as text when it is UTF-8, otherwise as base64.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(headers, forKey: .headers)
+        if let text = String(validating: body, as: UTF8.self) {
+            try container.encode(text, forKey: .body)
+        } else {
+            try container.encode(Data(body).base64EncodedString(), forKey: .bodyBase64)
+        }
+        try container.encodeIfPresent(bodySize, forKey: .bodySize)
     }
 }

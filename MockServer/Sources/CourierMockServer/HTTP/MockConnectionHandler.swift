@@ -242,6 +242,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
                     headersDone: exchange.headersDone,
                     bodyDone: exchange.bodyDone))
             entry.response = fields.response
+            entry.nearMisses = fields.nearMisses
             return entry
         }
         latestSequence = sequence
@@ -275,6 +276,8 @@ struct JournalFields: Sendable {
     var status: Int?
     /// The answer planned, for the journal's readers (HAR).
     var response: RecordedResponse?
+    /// Why no stub matched, when none did.
+    var nearMisses: [NearMiss]?
 
     init(status: Int?) { self.status = status }
 
