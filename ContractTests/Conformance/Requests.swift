@@ -65,12 +65,21 @@ where Body.Element == [UInt8] {
     return (received, intact)
 }
 
-/// Yields until `condition` holds (bounded: a safety net against a hang, not a deadline).
+/// Waits until `condition` holds: yields first, then polls every
+/// millisecond. The two-minute limit is a safety net against a hang, never
+/// a deadline a loaded machine meets by luck: the caller asserts the
+/// condition afterwards.
 func yieldUntil(_ condition: () -> Bool) async {
+    let clock = ContinuousClock()
+    let limit = clock.now.advanced(by: .seconds(120))
     var turns = 0
-    while !condition(), turns < 1_000_000 {
+    while !condition(), clock.now < limit {
         turns += 1
-        await Task.yield()
+        if turns < 1_000 {
+            await Task.yield()
+        } else {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
 }
 

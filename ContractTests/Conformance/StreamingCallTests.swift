@@ -137,7 +137,7 @@ struct StreamingCallTests {
             let reply = try await client.stream(
                 Endpoint<RawResponse>(.get(RoutePath(escaped: "bytes/\(size)")), on: node))
             // Nobody reads yet: the buffer fills and the transfer is held back.
-            await yieldUntil { reply.body.isHoldingBack }
+            await reply.body.holdingBack()
             #expect(reply.body.isHoldingBack)
             let (received, intact) = try await readPattern(reply.body)
             #expect(received == size)

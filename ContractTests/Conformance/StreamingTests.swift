@@ -64,7 +64,7 @@ struct StreamingTests {
         try await withStreaming(loop) { server, transport in
             let response = try await transport.stream(request(server, "/bytes/\(size)"), options: .init())
             // Nobody reads yet: the buffer fills and refuses, and the transfer pauses.
-            await yieldUntil { response.body.isHoldingBack }
+            await response.body.holdingBack()
             #expect(response.body.isHoldingBack)
             #expect(response.body.peakBufferedBytes < (1 << 20) + (64 << 10))
             let (received, intact) = try await readPattern(response.body)

@@ -42,14 +42,20 @@ public final class MockServer: Sendable {
         public var allowRemoteAdmin: Bool
         /// Where the server logs.
         public var logger: Logger
+        /// Record instead of answering from stubs: every request (but the
+        /// admin API's) is forwarded to the target and the exchange kept for
+        /// ``MockServer/writeRecording(to:)``.
+        public var recording: RecordingOptions?
 
         /// Creates a configuration; every argument has a default.
         public init(
             host: String = "127.0.0.1", port: Int = 0, contracts: URL? = nil, stubs: [StubMapping] = [],
             strict: Bool = true, builtinRoutes: Bool = true, maxRequestBodySize: Int = 16 * 1024 * 1024,
             journalCapacity: Int = 10_000, allowRemoteAdmin: Bool = false,
-            logger: Logger = Logger(label: "courier-mock", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger = Logger(label: "courier-mock", factory: { _ in SwiftLogNoOpLogHandler() }),
+            recording: RecordingOptions? = nil
         ) {
+            self.recording = recording
             self.host = host
             self.port = port
             self.contracts = contracts
@@ -103,7 +109,8 @@ public final class MockServer: Sendable {
                 try ContractLoader.load(directory: directory)
             } ?? []
         stubs += configuration.stubs
-        let core = ServerCore(configuration: configuration, stubs: stubs)
+        let recorder = try configuration.recording.map(Recorder.init)
+        let core = ServerCore(configuration: configuration, stubs: stubs, recorder: recorder)
         let group = MultiThreadedEventLoopGroup.singleton
         let listener = try await bind(
             core: core, group: group, host: configuration.host, port: configuration.port)
@@ -236,6 +243,18 @@ public final class MockServer: Sendable {
         if !problems.isEmpty { throw MockVerificationError(problems: problems) }
     }
 
+    /// Writes what the server recorded (``Configuration/recording``) as
+    /// contract files in `directory`, large bodies in its `__files/`.
+    /// - Returns: The contract files written, by name.
+    /// - Throws: ``MockServerError`` when the server does not record; a file error.
+    public func writeRecording(to directory: URL) throws -> [String] {
+        guard let recorder = core.recorder else { throw MockServerError("this server does not record") }
+        return try RecordingWriter(options: recorder.options).write(recorder.recorded, to: directory)
+    }
+
+    /// How many exchanges the server has recorded.
+    public var recordedExchanges: Int { core.recorder?.recorded.count ?? 0 }
+
     /// Stops listening and closes every connection.
     public func stop() async {
         let (listener, reservation) = state.withLockedValue { state in
@@ -249,6 +268,7 @@ public final class MockServer: Sendable {
         reservation?.release()
         try? await listener?.close()
         for child in core.closeConnections() { try? await child.close() }
+        await core.setRecorder(nil)?.shutdown()
     }
 }
 

@@ -17,16 +17,28 @@ struct CourierMock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier-mock",
         abstract: "A mock HTTP server driven by contract files, with socket-level faults and a journal.",
-        discussion: """
-            On start it prints one JSON line: {"listening":{"host":…,"port":…,"url":…}}.
-            SIGINT and SIGTERM stop it gracefully.
-            """)
+        subcommands: [Serve.self, Record.self], defaultSubcommand: Serve.self)
+}
 
+/// Where a server listens.
+struct ListenOptions: ParsableArguments {
     @Option(help: "The address to bind.")
     var host = "127.0.0.1"
 
     @Option(help: "The port; 0 picks a free one.")
     var port = 0
+}
+
+/// `courier-mock [serve]`: answers from contract files (the default).
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve contract files (the default command).",
+        discussion: """
+            On start it prints one JSON line: {"listening":{"host":…,"port":…,"url":…}}.
+            SIGINT and SIGTERM stop it gracefully.
+            """)
+
+    @OptionGroup var listen: ListenOptions
 
     @Option(help: "A directory of contract files (*.json; bodies in __files/).")
     var contracts: String?
@@ -65,12 +77,7 @@ struct CourierMock: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        let logger = Logger(label: "courier-mock") { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let logger = Self.logger(logLevel)
         if let wiremock, let writeContracts {
             try Self.convert(
                 wiremock: URL(fileURLWithPath: wiremock), to: URL(fileURLWithPath: writeContracts))
@@ -82,13 +89,23 @@ struct CourierMock: AsyncParsableCommand {
                 try wiremock.map { try WireMockImport.load(directory: URL(fileURLWithPath: $0)) } ?? []
             server = try await MockServer.start(
                 .init(
-                    host: host, port: port, contracts: contracts.map { URL(fileURLWithPath: $0) },
+                    host: listen.host, port: listen.port,
+                    contracts: contracts.map { URL(fileURLWithPath: $0) },
                     stubs: imported,
                     strict: strict,
                     allowRemoteAdmin: allowRemoteAdmin, logger: logger))
         } catch let error as ContractError {
             throw ValidationError("bad contract: \(error)")
         }
+        try Self.announce(server)
+
+        let signal = await Self.waitForTermination()
+        logger.info("stopping", metadata: ["signal": "\(signal)"])
+        await server.stop()
+    }
+
+    /// Prints the one JSON line that says where the server listens.
+    static func announce(_ server: MockServer) throws {
         struct Listening: Encodable {
             struct Address: Encodable {
                 let host: String
@@ -101,10 +118,16 @@ struct CourierMock: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         FileHandle.standardOutput.write(try encoder.encode(line) + Data("\n".utf8))
+    }
 
-        let signal = await Self.waitForTermination()
-        logger.info("stopping", metadata: ["signal": "\(signal)"])
-        await server.stop()
+    /// A logger to standard error at `level`.
+    static func logger(_ level: String) -> Logger {
+        let level = Logger.Level(rawValue: level) ?? .info
+        return Logger(label: "courier-mock") { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
     }
 
     /// Writes each WireMock mapping file as a contract file, checked by the
@@ -148,6 +171,55 @@ struct CourierMock: AsyncParsableCommand {
                 once.keep(source)
             }
         }
+    }
+}
+
+/// `courier-mock record`: a recording proxy in front of a real API.
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Forward every request to a real API and write what it answered as contract files.",
+        discussion: """
+            Point a client at the address it prints (one JSON line, as serve does); on SIGINT or SIGTERM \
+            it writes one contract file per distinct request to --out (repeated requests as a sequence, \
+            large bodies in __files/) and stops. Secret header values and JSON fields never reach the \
+            files: a `present` matcher or "REDACTED" stands in for them. Serve the directory with \
+            `courier-mock --contracts DIR` to replay.
+            """)
+
+    @Option(help: "The API to record, e.g. https://api.example.com.")
+    var target: String
+
+    @Option(help: "Where the contract files go.")
+    var out: String
+
+    @OptionGroup var listen: ListenOptions
+
+    @Option(help: "A PEM file of certificate authorities to trust for the target.")
+    var caFile: String?
+
+    @Option(help: "Another request header whose value must not reach the files (repeatable).")
+    var secretHeader: [String] = []
+
+    @Option(help: "Another JSON field whose value must not reach the files (repeatable).")
+    var secretField: [String] = []
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        var options = RecordingOptions(target: target, caFile: caFile)
+        options.secretHeaders += secretHeader
+        options.secretFields += secretField
+        let server = try await MockServer.start(
+            .init(host: listen.host, port: listen.port, logger: Serve.logger(logLevel), recording: options))
+        try Serve.announce(server)
+        _ = await Serve.waitForTermination()
+        let written = try server.writeRecording(to: URL(fileURLWithPath: out))
+        FileHandle.standardError.write(
+            Data(
+                "recorded exchanges: \(server.recordedExchanges); contract files written to \(out): \(written.count)\n"
+                    .utf8))
+        await server.stop()
     }
 }
 

@@ -20,6 +20,8 @@ import Foundation
 /// | `PUT /__admin/scenarios/{name}/state` | set a state: `{"state": "…"}` |
 /// | `POST /__admin/scenarios/reset` | every scenario back to `Started` |
 /// | `POST /__admin/connection-faults` | queue accept-time faults: `{"faults": ["stallAfterAccept"]}` |
+/// | `POST /__admin/recordings/start` | forward every request to `{"target": …}` and keep the exchanges |
+/// | `POST /__admin/recordings/stop` | stop; the recorded exchanges as mappings (secrets replaced) |
 /// | `GET /__admin/verify` | 200 when nothing failed and every required stub was hit, else 409 |
 struct AdminAPI {
     static let prefix = "/__admin"
@@ -46,6 +48,25 @@ struct AdminAPI {
             let since = request.queryValue("since").flatMap(Int.init) ?? 0
             return encode(
                 ["requests": core.journal.entries.filter { $0.sequence > since }], meta: core.journal.dropped)
+        case ("POST", "recordings", 2) where parts[1] == "start":
+            return startRecording(request.body)
+        case ("POST", "recordings", 2) where parts[1] == "stop":
+            guard let recorder = core.setRecorder(nil) else { return error(409, "not recording") }
+            Task { await recorder.shutdown() }
+            let output = RecordingWriter(options: recorder.options).output(recorder.recorded)
+            return .json(
+                .object([
+                    "recorded": .int(Int64(recorder.recorded.count)),
+                    "mappings": .array(
+                        output.files.flatMap { file -> [JSONValue] in
+                            if case .object(let object) = file.document,
+                                case .array(let list)? = object["mappings"]
+                            {
+                                return list
+                            }
+                            return []
+                        }),
+                ]))
         case ("GET", "ui", 1):
             return StubResponse(
                 headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
@@ -161,6 +182,33 @@ struct AdminAPI {
         }
         if let scenario = item.stub.scenario { object["scenarioName"] = .string(scenario.name) }
         return .object(object)
+    }
+
+    /// `{"target": "https://api.example.com", "caFile": "…", "secretHeaders": […], "secretFields": […]}`.
+    private func startRecording(_ body: [UInt8]) -> StubResponse {
+        guard case .object(let object)? = try? JSONValue.parse(body),
+            case .string(let target)? = object["target"]
+        else { return error(400, "expected {\"target\": \"https://…\"}") }
+        var options = RecordingOptions(target: target)
+        if case .string(let file)? = object["caFile"] { options.caFile = file }
+        if case .array(let names)? = object["secretHeaders"] {
+            options.secretHeaders += names.compactMap { if case .string(let name) = $0 { name } else { nil } }
+        }
+        if case .array(let names)? = object["secretFields"] {
+            options.secretFields += names.compactMap { if case .string(let name) = $0 { name } else { nil } }
+        }
+        do {
+            let previous = core.setRecorder(try Recorder(options))
+            if let previous { Task { await previous.shutdown() } }
+        } catch {
+            return self.error(400, "cannot record \(target): \(error)")
+        }
+        return .json(.object(["recording": .string(target)]))
+    }
+
+    /// Whether the request is for the admin API.
+    static func isAdmin(_ request: RecordedRequest) -> Bool {
+        request.path == prefix || request.path.hasPrefix(prefix + "/")
     }
 
     static func isLoopback(_ address: String) -> Bool {

@@ -40,8 +40,23 @@ final class ServerCore: Sendable {
         var closed = false
     }
 
-    init(configuration: MockServer.Configuration, stubs: [StubMapping]) {
+    private let recording: NIOLockedValueBox<Recorder?>
+    /// Forwards and keeps every exchange, while the server records.
+    var recorder: Recorder? { recording.withLockedValue { $0 } }
+
+    /// Starts recording (replacing a recording in progress) or stops it;
+    /// returns the recorder that was running.
+    @discardableResult
+    func setRecorder(_ recorder: Recorder?) -> Recorder? {
+        recording.withLockedValue { current in
+            defer { current = recorder }
+            return current
+        }
+    }
+
+    init(configuration: MockServer.Configuration, stubs: [StubMapping], recorder: Recorder? = nil) {
         self.configuration = configuration
+        self.recording = NIOLockedValueBox(recorder)
         self.registry = StubRegistry(stubs: stubs)
         self.journal = Journal(capacity: configuration.journalCapacity)
         self.logger = configuration.logger

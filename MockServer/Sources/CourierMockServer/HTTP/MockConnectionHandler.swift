@@ -165,9 +165,30 @@ final class MockConnectionHandler: ChannelInboundHandler {
         guard !busy, !silent, !queue.isEmpty else { return }
         let next = queue.removeFirst()
         busy = true
+        if let recorder = core.recorder, !AdminAPI.isAdmin(next.request) {
+            forward(next, through: recorder, context: context)
+            return
+        }
         let answer = Dispatcher(core: core).answer(next.request, remoteAddress: info.remoteAddress)
         let sequence = answer.journal.map { record(next, $0) }
         run(context: context, answer.plan, sequence: sequence)
+    }
+
+    /// Recording: the target's answer, journaled like a built-in route's.
+    private func forward(_ exchange: Complete, through recorder: Recorder, context: ChannelHandlerContext) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let promise = context.eventLoop.makePromise(of: StubResponse.self)
+        promise.completeWithTask { await recorder.forward(exchange.request) }
+        promise.futureResult.whenSuccess { response in
+            let (handler, context) = bound.value
+            let plan = ResponsePlan.make(
+                response, delayMs: 0, keepAlive: Dispatcher.keepsAlive(exchange.request))
+            var fields = JournalFields(status: plan.status)
+            fields.builtinRoute = "recording"
+            fields.response = RecordedResponse(planned: response)
+            let sequence = handler.record(exchange, fields)
+            handler.run(context: context, plan, sequence: sequence)
+        }
     }
 
     private func run(context: ChannelHandlerContext, _ plan: ResponsePlan, sequence: Int?) {

@@ -28,6 +28,8 @@ public final class BodyStreamBuffer: Sendable {
         var waiter: CheckedContinuation<[UInt8]?, any Error>?
         /// An asynchronous writer waiting for the reader to drain (``write(_:)``).
         var writer: CheckedContinuation<Void, any Error>?
+        /// Tasks waiting for the buffer to hold the transfer back (``holdingBack()``).
+        var holdWaiters: [CheckedContinuation<Void, Never>] = []
         var onDrain: (@Sendable () -> Void)?
         var onCancel: (@Sendable () -> Void)?
     }
@@ -60,45 +62,69 @@ public final class BodyStreamBuffer: Sendable {
 
     /// Offers a chunk (on the transport's thread).
     public func offer(_ bytes: [UInt8]) -> Offer {
-        let (offer, waiter) = state.withLock { state -> (Offer, CheckedContinuation<[UInt8]?, any Error>?) in
-            if state.ended { return (.accepted, nil) }
+        let (offer, waiter, holds) = state.withLock {
+            state -> (Offer, CheckedContinuation<[UInt8]?, any Error>?, [CheckedContinuation<Void, Never>]) in
+            if state.ended { return (.accepted, nil, []) }
             if let waiter = state.waiter {
                 state.waiter = nil
-                return (.accepted, waiter)
+                return (.accepted, waiter, [])
             }
             guard state.buffered < highWater else {
                 state.refused = true
-                return (.full, nil)
+                defer { state.holdWaiters = [] }
+                return (.full, nil, state.holdWaiters)
             }
             state.chunks.append(bytes)
             state.buffered += bytes.count
             state.peak = max(state.peak, state.buffered)
-            return (.accepted, nil)
+            return (.accepted, nil, [])
         }
         waiter?.resume(returning: bytes)
+        for hold in holds { hold.resume() }
         return offer
+    }
+
+    /// Returns once the buffer holds the transfer back (it refused a chunk
+    /// and waits for the reader) or the body ended: for tests and
+    /// diagnostics that must see backpressure happen, without polling.
+    public func holdingBack() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.refused || state.ended { return true }
+                state.holdWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     /// Ends the body (on the transport's thread): after the chunks already
     /// buffered, the reader sees the end, or `error`.
     public func finish(throwing error: (any Error)? = nil) {
-        let waiter = state.withLock { state -> CheckedContinuation<[UInt8]?, any Error>? in
-            guard !state.ended else { return nil }
+        let (waiter, holds) = state.withLock {
+            state -> (CheckedContinuation<[UInt8]?, any Error>?, [CheckedContinuation<Void, Never>]) in
+            guard !state.ended else { return (nil, []) }
             state.ended = true
             state.failure = error
-            defer { state.waiter = nil }
-            return state.waiter
+            defer {
+                state.waiter = nil
+                state.holdWaiters = []
+            }
+            return (state.waiter, state.holdWaiters)
         }
         if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
+        for hold in holds { hold.resume() }
     }
 
     /// The reader stops: the transfer is cancelled and whatever is buffered
     /// dropped; the reader's next read fails with `error` (a deadline's
     /// error, or `CancellationError`).
     public func cancel(failing error: any Error = CancellationError()) {
-        let (waiter, writer, onCancel) = state.withLock { state in
+        let (waiter, writer, onCancel, holds) = state.withLock { state in
             let waiter = state.waiter
             let writer = state.writer
+            let holds = state.holdWaiters
+            state.holdWaiters = []
             state.waiter = nil
             state.writer = nil
             let wasEnded = state.ended
@@ -107,8 +133,9 @@ public final class BodyStreamBuffer: Sendable {
             state.chunks = []
             state.head = 0
             state.buffered = 0
-            return (waiter, writer, wasEnded ? nil : state.onCancel)
+            return (waiter, writer, wasEnded ? nil : state.onCancel, holds)
         }
+        for hold in holds { hold.resume() }
         waiter?.resume(throwing: error)
         writer?.resume(throwing: CancellationError())
         onCancel?()
@@ -251,4 +278,8 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// Whether the transfer is paused for the reader to catch up (see
     /// ``BodyStreamBuffer/isHoldingBack``).
     public var isHoldingBack: Bool { buffer.isHoldingBack }
+
+    /// Returns once the transfer is held back or the body ended (see
+    /// ``BodyStreamBuffer/holdingBack()``).
+    public func holdingBack() async { await buffer.holdingBack() }
 }

@@ -55,6 +55,10 @@ public struct StreamedBody: AsyncSequence, Sendable {
 
     /// Whether the transfer is held back now, waiting for the reader to catch up.
     public var isHoldingBack: Bool { session.body.isHoldingBack }
+
+    /// Returns once the transfer is held back for the reader, or the body
+    /// ended: for tests and diagnostics that must see backpressure happen.
+    public func holdingBack() async { await session.body.holdingBack() }
 }
 
 /// One streamed body's reading: the deadlines, the counts, and the call's

@@ -70,15 +70,6 @@ struct BodyStreamBufferTests {
         #expect(body.peakBufferedBytes == 1)
     }
 
-    /// Yields until `condition` holds (bounded: a safety net against a hang).
-    static func yieldUntil(_ condition: () -> Bool) async {
-        var turns = 0
-        while !condition(), turns < 1_000_000 {
-            turns += 1
-            await Task.yield()
-        }
-    }
-
     @Test func anAsynchronousWriterWaitsWhileTheBufferIsFullAndGoesOnOnceDrained() async throws {
         let buffer = BodyStreamBuffer(highWater: 200, lowWater: 0)
         let body = ResponseBodyStream(buffer)
@@ -87,7 +78,7 @@ struct BodyStreamBufferTests {
             buffer.finish()
         }
         // Two chunks fill the buffer; the third waits.
-        await Self.yieldUntil { buffer.isHoldingBack }
+        await buffer.holdingBack()
         #expect(buffer.isHoldingBack)
         var received: [UInt8] = []
         for try await chunk in body { received += chunk }
@@ -102,7 +93,7 @@ struct BodyStreamBufferTests {
             try await buffer.write([UInt8](repeating: 1, count: 100))
             try await buffer.write([2])
         }
-        await Self.yieldUntil { buffer.isHoldingBack }
+        await buffer.holdingBack()
         buffer.cancel()
         await #expect(throws: CancellationError.self) { try await writer.value }
         await #expect(throws: CancellationError.self) { try await buffer.write([3]) }

@@ -1,0 +1,103 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+
+/// What a recording forwards to and keeps out of the files.
+public struct RecordingOptions: Sendable {
+    /// The real API: `https://api.example.com` (a path prefix is kept).
+    public var target: String
+    /// A PEM file of certificate authorities to trust for the target (a
+    /// private CA); `nil` trusts the system's.
+    public var caFile: String?
+    /// Request headers whose values never reach the files: a matcher that
+    /// the header is `present` stands in for them.
+    public var secretHeaders: [String]
+    /// JSON fields (at any depth, request and response bodies) whose values
+    /// never reach the files: left out of request matchers, replaced by
+    /// `"REDACTED"` in recorded answers.
+    public var secretFields: [String]
+    /// Bodies larger than this go to `__files/` instead of the contract file.
+    public var bodyFileThreshold: Int
+
+    /// Options for recording `target`.
+    public init(
+        target: String, caFile: String? = nil,
+        secretHeaders: [String] = [
+            "Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "X-Auth-Token",
+        ],
+        secretFields: [String] = [
+            "password", "token", "access_token", "refresh_token", "secret", "client_secret",
+        ],
+        bodyFileThreshold: Int = 4096
+    ) {
+        self.target = target.hasSuffix("/") ? String(target.dropLast()) : target
+        self.caFile = caFile
+        self.secretHeaders = secretHeaders
+        self.secretFields = secretFields
+        self.bodyFileThreshold = bodyFileThreshold
+    }
+}
+
+/// One request forwarded and the answer the target gave.
+struct RecordedExchange: Sendable {
+    let request: RecordedRequest
+    let response: StubResponse
+}
+
+/// Forwards every request to the target, answers the client with what the
+/// target said, and keeps each exchange for ``RecordingWriter``.
+final class Recorder: Sendable {
+    let options: RecordingOptions
+    private let client: HTTPClient
+    private let exchanges = Mutex<[RecordedExchange]>([])
+    /// The largest answer forwarded.
+    static let largestBody = 64 * 1024 * 1024
+    /// Hop-by-hop and framing fields: neither forwarded nor recorded.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer",
+        "content-length", "host",
+    ]
+
+    init(_ options: RecordingOptions) throws {
+        self.options = options
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = options.caFile { tls.trustRoots = .file(caFile) }
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow, decompression: .disabled)
+        configuration.httpVersion = .http1Only
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// The exchanges so far, in order.
+    var recorded: [RecordedExchange] { exchanges.withLock { $0 } }
+
+    /// Sends `request` on to the target and returns its answer (a 502 that
+    /// says why when the target cannot be reached); the exchange is kept.
+    func forward(_ request: RecordedRequest) async -> StubResponse {
+        var outgoing = HTTPClientRequest(url: options.target + request.uri)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for header in request.headers where !Self.hopByHop.contains(header.name.lowercased()) {
+            outgoing.headers.add(name: header.name, value: header.value)
+        }
+        if !request.body.isEmpty { outgoing.body = .bytes(ByteBuffer(bytes: request.body)) }
+        do {
+            let answer = try await client.execute(outgoing, timeout: .seconds(60))
+            var body = try await answer.body.collect(upTo: Self.largestBody)
+            let bytes = body.readBytes(length: body.readableBytes) ?? []
+            let headers = answer.headers.filter { !Self.hopByHop.contains($0.name.lowercased()) }
+            let response = StubResponse(
+                status: Int(answer.status.code), headers: headers.map { ($0.name, $0.value) }, body: bytes)
+            exchanges.withLock { $0.append(RecordedExchange(request: request, response: response)) }
+            return response
+        } catch {
+            return .json(
+                .object(["error": .string("recording: the target did not answer: \(error)")]), status: 502)
+        }
+    }
+
+    /// Closes the client's connections.
+    func shutdown() async { try? await client.shutdown() }
+}
