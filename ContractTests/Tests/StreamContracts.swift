@@ -26,9 +26,13 @@ struct StreamContracts {
                     "events \(events)")
                 let journal = try await server.exchanges()
                 let connections = journal.attempts("order-7-events")
+                // The server dropped after "packed" (id 2); the reconnect asks for what follows the
+                // last event the client had: 2, or 1 when the transport failed the body before handing
+                // over all that arrived (async-http-client can) — no event is lost either way.
+                let resumedFrom = connections.map { $0.header("Last-Event-ID") }
                 check(
-                    connections.map { $0.header("Last-Event-ID") } == [nil, "2", "4"]
-                        && connections.map(\.status) == [200, 200, 204],
+                    connections.count == 3 && resumedFrom[0] == nil && ["1", "2"].contains(resumedFrom[1])
+                        && resumedFrom[2] == "4" && connections.map(\.status) == [200, 200, 204],
                     "connections \(connections.map { ($0.header("Last-Event-ID"), $0.status) })")
             }
         }
