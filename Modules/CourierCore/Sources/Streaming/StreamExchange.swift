@@ -56,7 +56,14 @@ enum StreamExchange {
             slot.put(response.body)
             return RawResponse(head: response.head)
         }
-        let bytes = try await response.body.collect(upTo: options.maxBodySize)
+        let bytes: [UInt8]
+        do {
+            bytes = try await response.body.collect(upTo: options.maxBodySize)
+        } catch {
+            // A refused answer is reported by its status even when its body cannot be read.
+            if acceptable { throw error }
+            bytes = []
+        }
         return RawResponse(head: response.head, body: .bytes(bytes))
     }
 
