@@ -14,7 +14,7 @@ struct AdminPageTests {
             let page = try await RawClient.send(port: server.port, "/__admin/ui")
             #expect(page.status == 200)
             #expect(page.header("Content-Type") == "text/html; charset=utf-8")
-            #expect(page.bodyText.contains("/__admin/requests?since="))
+            #expect(page.bodyText.contains("/__admin/requests?responseBodies=1&since="))
             // No external assets.
             #expect(!page.bodyText.contains("http://") && !page.bodyText.contains("https://"))
 
@@ -22,7 +22,8 @@ struct AdminPageTests {
                 port: server.port, "/orders", method: "POST", body: Array(#"{"item":"book"}"#.utf8))
             _ = try await RawClient.send(
                 port: server.port, "/orders", method: "POST", body: Array(#"{"item":"pen"}"#.utf8))
-            let after = try await RawClient.send(port: server.port, "/__admin/requests?since=1")
+            let after = try await RawClient.send(
+                port: server.port, "/__admin/requests?since=1&responseBodies=1")
             let object = try JSONSerialization.jsonObject(with: Data(after.body)) as? [String: Any]
             let requests = object?["requests"] as? [[String: Any]] ?? []
             #expect(requests.map { $0["sequence"] as? Int } == [2])

@@ -47,7 +47,8 @@ struct AdminAPI {
         case ("GET", "requests", 1):
             let since = request.queryValue("since").flatMap(Int.init) ?? 0
             return encode(
-                ["requests": core.journal.entries.filter { $0.sequence > since }], meta: core.journal.dropped)
+                ["requests": core.journal.entries.filter { $0.sequence > since }], meta: core.journal.dropped,
+                responseBodies: request.queryValue("responseBodies") == "1")
         case ("POST", "recordings", 2) where parts[1] == "start":
             return startRecording(request.body)
         case ("POST", "recordings", 2) where parts[1] == "stop":
@@ -149,13 +150,16 @@ struct AdminAPI {
         }.count
     }
 
-    private func encode(_ value: [String: [JournalEntry]], meta dropped: Int) -> StubResponse {
+    private func encode(_ value: [String: [JournalEntry]], meta dropped: Int, responseBodies: Bool = false)
+        -> StubResponse
+    {
         struct Page: Encodable {
             let requests: [JournalEntry]
             let dropped: Int
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if responseBodies { encoder.userInfo[RecordedResponse.includeBodyKey] = true }
         guard let data = try? encoder.encode(Page(requests: value["requests"] ?? [], dropped: dropped)) else {
             return error(500, "the journal could not be encoded")
         }

@@ -163,7 +163,7 @@ enum AdminPage {
           panel.appendChild(pre);
         }
         async function pollRequests() {
-          const response = await fetch("/__admin/requests?since=" + since, { cache: "no-store" });
+          const response = await fetch("/__admin/requests?responseBodies=1&since=" + since, { cache: "no-store" });
           const page = await response.json();
           for (const entry of page.requests) { entries.set(entry.sequence, entry); since = Math.max(since, entry.sequence); }
           if (selected == null && page.requests.length) selected = page.requests[page.requests.length - 1].sequence;

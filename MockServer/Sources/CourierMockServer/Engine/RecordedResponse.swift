@@ -55,15 +55,27 @@ public struct RecordedResponse: Sendable, Encodable {
         return (planned + added).first { $0.name.lowercased() == lower }?.value
     }
 
-    /// Encodes the body as text when it is UTF-8, otherwise as base64.
+    /// Set to `true` in an encoder's `userInfo` to include the body; the
+    /// journal's listing leaves it out (a whole journal with bodies is
+    /// megabytes to encode on the server's event loop).
+    public static let includeBodyKey: CodingUserInfoKey = {
+        guard let key = CodingUserInfoKey(rawValue: "courier.includeResponseBodies") else {
+            preconditionFailure("a constant, valid key")
+        }
+        return key
+    }()
+
+    /// Encodes the body as text when it is UTF-8, otherwise as base64 —
+    /// only when the encoder asks for bodies (``includeBodyKey``).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(headers, forKey: .headers)
+        try container.encodeIfPresent(bodySize, forKey: .bodySize)
+        guard encoder.userInfo[Self.includeBodyKey] as? Bool == true else { return }
         if let text = String(validating: kept, as: UTF8.self) {
             try container.encode(text, forKey: .body)
         } else {
             try container.encode(Data(kept).base64EncodedString(), forKey: .bodyBase64)
         }
-        try container.encodeIfPresent(bodySize, forKey: .bodySize)
     }
 }
