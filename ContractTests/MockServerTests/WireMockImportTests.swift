@@ -174,3 +174,31 @@ struct WireMockImportTests {
         }
     }
 }
+
+/// Recording switched on and off on a running server through the admin API.
+struct AdminRecordingTests {
+    @Test func startForwardThenStopReturnsTheMappings() async throws {
+        let api = #"{"id": "hi", "request": {"urlPath": "/hi"}, "response": {"body": "hello"}}"#
+        try await withServer(api) { real async throws in
+            try await withServer { proxy async throws in
+                let target = Array(#"{"target": "\#(real.baseURL)"}"#.utf8)
+                let started = try await RawClient.send(
+                    port: proxy.port, "/__admin/recordings/start", method: "POST", body: target)
+                #expect(started.status == 200)
+                let through = try await RawClient.send(port: proxy.port, "/hi")
+                #expect(through.bodyText == "hello")
+                let stopped = try await RawClient.send(
+                    port: proxy.port, "/__admin/recordings/stop", method: "POST")
+                let object = try JSONSerialization.jsonObject(with: Data(stopped.body)) as? [String: Any]
+                #expect(object?["recorded"] as? Int == 1)
+                let mapping = (object?["mappings"] as? [[String: Any]])?.first
+                #expect((mapping?["request"] as? [String: Any])?["urlPath"] as? String == "/hi")
+                // Stopped: the proxy answers from its own stubs again (none: 404).
+                #expect(try await RawClient.send(port: proxy.port, "/hi").status == 404)
+                let again = try await RawClient.send(
+                    port: proxy.port, "/__admin/recordings/stop", method: "POST")
+                #expect(again.status == 409)
+            }
+        }
+    }
+}

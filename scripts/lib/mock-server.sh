@@ -16,24 +16,33 @@ build_mock_server() {
     swift build "${package_flags[@]}" --product courier-mock "$@"
 }
 
-start_mock_server() {
-    local binary
+# Starts courier-mock with ARGS (a subcommand and its options; the port and
+# log level are added), its output in OUT and errors in ERR; sets
+# $launched_pid and $launched_port once its one machine-readable line arrives.
+launch_courier_mock() {
+    local out=$1 err=$2 binary
+    shift 2
     binary="$(swift build "${package_flags[@]}" --show-bin-path)/courier-mock"
-    mock_out=$(mktemp)
-    mock_err=$(mktemp)
-    "$binary" --port 0 --contracts ContractTests/Contracts --log-level warning >"$mock_out" 2>"$mock_err" &
-    mock_pid=$!
-    # Wait (at most two minutes, a safety net for a loaded machine) for the one
-    # machine-readable line.
+    "$binary" "$@" --port 0 --log-level warning >"$out" 2>"$err" &
+    launched_pid=$!
+    # Wait (at most two minutes, a safety net for a loaded machine) for the line.
     for _ in $(seq 1200); do
-        [[ -s $mock_out ]] && break
-        kill -0 "$mock_pid" 2>/dev/null || { echo "courier-mock exited early:" >&2; cat "$mock_err" >&2; return 1; }
+        [[ -s $out ]] && break
+        kill -0 "$launched_pid" 2>/dev/null || { echo "courier-mock exited early:" >&2; cat "$err" >&2; return 1; }
         sleep 0.1
     done
     local line
-    line=$(head -n 1 "$mock_out")
-    mock_port=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1])["listening"]; assert isinstance(d["port"], int) and d["port"] > 0; print(d["port"])' "$line") \
+    line=$(head -n 1 "$out")
+    launched_port=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1])["listening"]; assert isinstance(d["port"], int) and d["port"] > 0; print(d["port"])' "$line") \
         || { echo "unexpected first line from courier-mock: $line" >&2; return 1; }
+}
+
+start_mock_server() {
+    mock_out=$(mktemp)
+    mock_err=$(mktemp)
+    launch_courier_mock "$mock_out" "$mock_err" --contracts ContractTests/Contracts
+    mock_pid=$launched_pid
+    mock_port=$launched_port
 }
 
 # Stops the server with SIGTERM; fails unless it exits cleanly.

@@ -98,21 +98,8 @@ public final class URLSessionTransport: StreamingTransport {
         let delegate = self.delegate
         let tap = StreamTap(task: task, overflowLimit: options.maxBodySize)
         let taskState = TaskState(options: streaming, uploadTotal: nil, download: nil, tap: tap)
-        let cancel: @Sendable () -> Void = {
-            taskState.abort(TransportError(.cancelled, "the request was cancelled"))
-            delegate.cancelInBackground(task)
-        }
-        tap.onCancel(cancel)
-        let head = try await options.withCancellationHandler {
-            try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<RawResponse, any Error>) in
-                taskState.start(continuation)
-                delegate.register(taskState, for: task.taskIdentifier)
-                task.resume()
-            }
-        } onCancel: {
-            cancel()
-        }
+        tap.onCancel { Self.cancel(task, taskState, delegate) }
+        let head = try await run(task, taskState, options: options)
         return StreamingResponse(head: head.head, body: ResponseBodyStream(tap.buffer))
     }
 
@@ -148,7 +135,16 @@ public final class URLSessionTransport: StreamingTransport {
             }
         }
         defer { deadline?.cancel() }
-        let sessionDelegate = delegate
+        return try await run(task, state, options: options)
+    }
+
+    /// Starts `task` and waits for what its state resumes the caller with (the
+    /// whole response, or a stream's head); cancelling the call fails the
+    /// caller at once and cancels the task off the caller's thread.
+    private func run(_ task: URLSessionTask, _ state: TaskState, options: TransportOptions) async throws
+        -> RawResponse
+    {
+        let delegate = self.delegate
         return try await options.withCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<RawResponse, any Error>) in
@@ -157,9 +153,13 @@ public final class URLSessionTransport: StreamingTransport {
                 task.resume()
             }
         } onCancel: {
-            state.abort(TransportError(.cancelled, "the request was cancelled"))
-            sessionDelegate.cancelInBackground(task)
+            Self.cancel(task, state, delegate)
         }
+    }
+
+    private static func cancel(_ task: URLSessionTask, _ state: TaskState, _ delegate: SessionDelegate) {
+        state.abort(TransportError(.cancelled, "the request was cancelled"))
+        delegate.cancelInBackground(task)
     }
 
     private static func urlRequest(_ request: OutgoingRequest, options: TransportOptions)

@@ -54,20 +54,16 @@ struct AdminAPI {
         case ("POST", "recordings", 2) where parts[1] == "stop":
             guard let recorder = core.setRecorder(nil) else { return error(409, "not recording") }
             Task { await recorder.shutdown() }
-            let output = RecordingWriter(options: recorder.options).output(recorder.recorded)
-            return .json(
-                .object([
-                    "recorded": .int(Int64(recorder.recorded.count)),
-                    "mappings": .array(
-                        output.files.flatMap { file -> [JSONValue] in
-                            if case .object(let object) = file.document,
-                                case .array(let list)? = object["mappings"]
-                            {
-                                return list
-                            }
-                            return []
-                        }),
-                ]))
+            let exchanges = recorder.recorded
+            let mappings = RecordingWriter(options: recorder.options).output(exchanges).files.flatMap {
+                file -> [JSONValue] in
+                guard case .object(let object) = file.document, case .array(let list)? = object["mappings"]
+                else {
+                    return []
+                }
+                return list
+            }
+            return .json(.object(["recorded": .int(Int64(exchanges.count)), "mappings": .array(mappings)]))
         case ("GET", "ui", 1):
             return StubResponse(
                 headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],

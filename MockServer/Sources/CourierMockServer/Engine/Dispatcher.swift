@@ -32,8 +32,12 @@ struct Dispatcher {
                 plan = .eventStream(
                     matched.response, stream, lastEventID: request.header("Last-Event-ID"),
                     delayMs: matched.delayMs, keepAlive: keepAlive)
+                fields.response = RecordedResponse(
+                    streamed: matched.response, contentType: "text/event-stream")
             } else if let stream = matched.response.ndjson {
                 plan = .ndjson(matched.response, stream, delayMs: matched.delayMs, keepAlive: keepAlive)
+                fields.response = RecordedResponse(
+                    streamed: matched.response, contentType: "application/x-ndjson")
             } else {
                 let response = RangeRequests.apply(matched.response, for: request)
                 plan = ResponsePlan.make(response, delayMs: matched.delayMs, keepAlive: keepAlive)

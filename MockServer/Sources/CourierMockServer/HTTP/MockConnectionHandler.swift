@@ -228,7 +228,9 @@ final class MockConnectionHandler: ChannelInboundHandler {
             request: Self.record(current.head, body: []), exchangeIndex: current.exchangeIndex,
             firstByte: current.firstByte, headersDone: current.headersDone, bodyDone: bodyDone)
         let plan = ResponsePlan.make(matched.response, delayMs: 0, keepAlive: false)
-        let sequence = record(complete, JournalFields(matched: matched, status: plan.status))
+        var fields = JournalFields(matched: matched, status: plan.status)
+        fields.response = RecordedResponse(planned: matched.response)
+        let sequence = record(complete, fields)
         busy = true
         run(context: context, plan, sequence: sequence)
     }
@@ -311,13 +313,5 @@ struct JournalFields: Sendable {
         fault = matched.response.fault?.name
         delayMs = matched.delayMs
         self.status = status
-        let planned = matched.response
-        if planned.eventStream != nil {
-            response = RecordedResponse(streamed: planned, contentType: "text/event-stream")
-        } else if planned.ndjson != nil {
-            response = RecordedResponse(streamed: planned, contentType: "application/x-ndjson")
-        } else {
-            response = RecordedResponse(planned: planned)
-        }
     }
 }

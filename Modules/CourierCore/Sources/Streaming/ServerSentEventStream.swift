@@ -201,10 +201,8 @@ final class EventSourceReader {
             connection.reply.body.cancel()
             return try await end(.success(()))
         }
-        let type = head.headerFields[.contentType].map {
-            $0.split(separator: ";").first.map(String.init) ?? $0
-        }
-        guard type?.trimmingSpaces.lowercased() == "text/event-stream" else {
+        let type = head.headerFields[.contentType].map(Validation.mediaType)
+        guard type == "text/event-stream" else {
             connection.reply.body.cancel()
             var error = CourierError(
                 .contentType, stage: .validation,

@@ -70,9 +70,7 @@ enum StreamExchange {
     /// Whether the answer is one JSON document (`application/json`, `+json`),
     /// not a stream of them.
     private static func isJSON(_ head: HTTPResponse) -> Bool {
-        guard let value = head.headerFields[.contentType] else { return false }
-        let type = (value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value)
-            .trimmingSpaces.lowercased()
+        let type = head.headerFields[.contentType].map(Validation.mediaType) ?? ""
         return type == "application/json" || type.hasSuffix("+json")
     }
 }
