@@ -1,4 +1,5 @@
 import CourierMockServer
+import Foundation
 import Testing
 
 /// `/cookies`, `/cookies/set`, `/cookies/delete`, `/range/{n}` and byte
@@ -81,6 +82,40 @@ struct CookieAndRangeRouteTests {
             #expect(cut.header("Content-Range") == "bytes 4-9/10")
             #expect(cut.body == Array("45".utf8))
             #expect(!cut.complete)
+        }
+    }
+
+    /// A stub's unchanged answer is sent from bytes made once; a range, a
+    /// delay or `Connection: close` still shape the answer per request.
+    @Test func aPreparedAnswerStillHonoursRangesAndClose() async throws {
+        let json = """
+            { "mappings": [ { "request": { "method": "GET", "urlPath": "/file" },
+              "response": { "headers": { "Accept-Ranges": "bytes" }, "body": "0123456789" } } ] }
+            """
+        try await withServer(json) { server async throws in
+            let requests =
+                RawClient.request("GET", "/file", close: false)
+                + RawClient.request("GET", "/file", headers: [("Range", "bytes=2-4")], close: false)
+                + RawClient.request("GET", "/file", close: false) + RawClient.request("GET", "/file")
+            let exchange = try await RawClient.exchange(port: server.port, requests)
+            #expect(exchange.ending == .eof)
+            let answers = exchange.text.components(separatedBy: "HTTP/1.1 ").dropFirst().map {
+                "HTTP/1.1 " + $0
+            }
+            try #require(answers.count == 4)
+            let whole =
+                "HTTP/1.1 200 OK\r\nAccept-Ranges: bytes\r\nContent-Length: 10\r\n"
+                + "Connection: keep-alive\r\n\r\n0123456789"
+            #expect(answers[0] == whole)
+            #expect(answers[1].hasPrefix("HTTP/1.1 206 Partial Content\r\n"))
+            #expect(answers[1].contains("Content-Range: bytes 2-4/10\r\n"))
+            #expect(answers[1].hasSuffix("\r\n\r\n234"))
+            #expect(answers[2] == whole)
+            #expect(answers[3].contains("Connection: close\r\n"))
+            #expect(answers[3].hasSuffix("0123456789"))
+            let journaled = server.journal.entries
+            #expect(journaled.map(\.status) == [200, 206, 200, 200])
+            #expect(journaled.map { $0.response?.header("Content-Length") } == ["10", "3", "10", "10"])
         }
     }
 }

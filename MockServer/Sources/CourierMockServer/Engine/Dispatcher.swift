@@ -39,9 +39,9 @@ struct Dispatcher {
                 fields.response = RecordedResponse(
                     streamed: matched.response, contentType: "application/x-ndjson")
             } else {
-                let response = RangeRequests.apply(matched.response, for: request)
-                plan = ResponsePlan.make(response, delayMs: matched.delayMs, keepAlive: keepAlive)
-                fields.response = RecordedResponse(planned: response)
+                let answer = ResponsePlan.answer(matched, for: request, keepAlive: keepAlive)
+                plan = answer.plan
+                fields.response = RecordedResponse(planned: answer.sent)
             }
             fields.status = plan.status
             return Answer(plan: plan, journal: fields)
@@ -77,8 +77,9 @@ struct Dispatcher {
 
     /// HTTP/1.1 keeps the connection unless told `close`; HTTP/1.0 only when told `keep-alive`.
     static func keepsAlive(_ request: RecordedRequest) -> Bool {
-        let tokens = request.headerValues("Connection").flatMap { $0.lowercased().split(separator: ",") }
-            .map(\.trimmed)
+        let values = request.headerValues("Connection")
+        if values.isEmpty { return request.version != "HTTP/1.0" }
+        let tokens = values.flatMap { $0.lowercased().split(separator: ",") }.map(\.trimmed)
         if request.version == "HTTP/1.0" { return tokens.contains("keep-alive") }
         return !tokens.contains("close")
     }

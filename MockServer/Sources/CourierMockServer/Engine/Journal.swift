@@ -191,14 +191,22 @@ public final class Journal: Sendable {
     }
 
     /// Records an entry and returns its sequence number.
-    func record(_ build: (Int) -> JournalEntry) -> Int {
+    ///
+    /// The entry is built before the lock is taken and the one it evicts is
+    /// released after: with several event loops journaling, the lock is held
+    /// only to place it.
+    func record(_ entry: consuming JournalEntry) -> Int {
+        // After the swap below, `slot` holds the evicted entry, released
+        // when this function returns.
+        var slot = entry
         let (sequence, ready) = state.withLockedValue { state in
             let sequence = state.nextSequence
             state.nextSequence += 1
+            slot.sequence = sequence
             if state.storage.count < capacity {
-                state.storage.append(build(sequence))
+                state.storage.append(slot)
             } else {
-                state.storage[state.start] = build(sequence)
+                swap(&state.storage[state.start], &slot)
                 state.start = (state.start + 1) % capacity
                 state.dropped += 1
             }

@@ -11,7 +11,9 @@ public struct RecordedRequest: Sendable, Hashable {
     /// The method, e.g. `GET`.
     public var method: String
     /// The request target as received: path and query, percent-encoded.
-    public var uri: String
+    public var uri: String {
+        didSet { (path, rawQuery) = Self.split(uri) }
+    }
     /// The HTTP version, e.g. `HTTP/1.1`.
     public var version: String
     /// The header lines in order.
@@ -25,20 +27,22 @@ public struct RecordedRequest: Sendable, Hashable {
     ) {
         self.method = method
         self.uri = uri
+        (path, rawQuery) = Self.split(uri)
         self.version = version
         self.headers = headers
         self.body = body
     }
 
-    /// The path, still percent-encoded.
-    public var path: String {
-        String(uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-    }
+    /// The path, still percent-encoded. Split from ``uri`` once, when it is
+    /// set: matching reads it for every stub.
+    public private(set) var path: String
 
     /// The raw query string, without `?`.
-    public var rawQuery: String? {
-        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        return parts.count > 1 ? String(parts[1]) : nil
+    public private(set) var rawQuery: String?
+
+    private static func split(_ uri: String) -> (path: String, query: String?) {
+        guard let mark = uri.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (uri, nil) }
+        return (String(uri[..<mark]), String(uri[uri.index(after: mark)...]))
     }
 
     /// Decoded query parameters in order (`+` is a space).
@@ -49,14 +53,12 @@ public struct RecordedRequest: Sendable, Hashable {
 
     /// The first value of a header, by case-insensitive name.
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name.lowercased() == lower }?.value
+        headers.first { HeaderName.equal($0.name, name) }?.value
     }
 
     /// Every value of a header, by case-insensitive name.
     public func headerValues(_ name: String) -> [String] {
-        let lower = name.lowercased()
-        return headers.filter { $0.name.lowercased() == lower }.map(\.value)
+        headers.filter { HeaderName.equal($0.name, name) }.map(\.value)
     }
 
     /// The body as UTF-8 text, when it is valid UTF-8.

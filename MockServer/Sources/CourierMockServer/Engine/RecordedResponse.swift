@@ -43,7 +43,7 @@ public struct RecordedResponse: Sendable, Encodable {
     /// A streamed answer: its headers, no body kept.
     init(streamed response: StubResponse, contentType: String) {
         planned = response.headers
-        let named = response.headers.contains { $0.name.lowercased() == "content-type" }
+        let named = response.headers.contains { HeaderName.equal($0.name, "content-type") }
         added = (named ? [] : [("Content-Type", contentType)]) + [("Transfer-Encoding", "chunked")]
         kept = []
         bodySize = nil
@@ -51,8 +51,7 @@ public struct RecordedResponse: Sendable, Encodable {
 
     /// The first value of a header, by case-insensitive name.
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return (planned + added).first { $0.name.lowercased() == lower }?.value
+        (planned + added).first { HeaderName.equal($0.name, name) }?.value
     }
 
     /// Set to `true` in an encoder's `userInfo` to include the body; the

@@ -41,15 +41,24 @@ final class ServerCore: Sendable {
     }
 
     private let recording: NIOLockedValueBox<Recorder?>
+    /// Whether a recorder is set: read without the lock by every request,
+    /// written under it by ``setRecorder(_:)``.
+    private let isRecording: Synchronization.Atomic<Bool>
     /// Forwards and keeps every exchange, while the server records.
-    var recorder: Recorder? { recording.withLockedValue { $0 } }
+    var recorder: Recorder? {
+        guard isRecording.load(ordering: .acquiring) else { return nil }
+        return recording.withLockedValue { $0 }
+    }
 
     /// Starts recording (replacing a recording in progress) or stops it;
     /// returns the recorder that was running.
     @discardableResult
     func setRecorder(_ recorder: Recorder?) -> Recorder? {
         recording.withLockedValue { current in
-            defer { current = recorder }
+            defer {
+                current = recorder
+                isRecording.store(recorder != nil, ordering: .releasing)
+            }
             return current
         }
     }
@@ -57,6 +66,7 @@ final class ServerCore: Sendable {
     init(configuration: MockServer.Configuration, stubs: [StubMapping], recorder: Recorder? = nil) {
         self.configuration = configuration
         self.recording = NIOLockedValueBox(recorder)
+        self.isRecording = Synchronization.Atomic(recorder != nil)
         self.registry = StubRegistry(stubs: stubs)
         self.journal = Journal(capacity: configuration.journalCapacity)
         self.logger = configuration.logger

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 import Synchronization
 
 /// What the registry decided for a request that matched a stub.
@@ -14,6 +15,9 @@ struct MatchedResponse: Sendable {
     var failure: String?
     /// The delay chosen for this answer, in milliseconds.
     var delayMs: Int
+    /// The whole keep-alive answer as bytes, made when the stub was loaded;
+    /// `nil` for a fault or a stream (see ``ResponsePlan/prepared(_:)``).
+    var prepared: ByteBuffer?
 }
 
 /// The stubs, their sequence positions, scenario states and failures, all
@@ -29,6 +33,14 @@ final class StubRegistry: Sendable {
         var hits = 0
         var served = 0
         var random: SeededRandom?
+        /// Each response's prepared bytes, by position.
+        let prepared: [ByteBuffer?]
+
+        init(stub: StubMapping, order: Int) {
+            self.stub = stub
+            self.order = order
+            prepared = stub.responses.map(ResponsePlan.prepared)
+        }
     }
 
     private struct State {
@@ -175,10 +187,12 @@ final class StubRegistry: Sendable {
     }
 
     /// On the head alone: the stub whose next answer is a request-body fault,
-    /// consumed only in that case.
-    func matchRequestBodyFault(_ request: RecordedRequest) -> MatchedResponse? {
+    /// consumed only in that case. The request is built only when some stub
+    /// has such a fault.
+    func matchRequestBodyFault(_ head: () -> RecordedRequest) -> MatchedResponse? {
         state.withLockedValue { state in
             guard state.hasRequestBodyFaults else { return nil }
+            let request = head()
             for index in state.matchOrder where Self.applies(state.entries[index], state) {
                 let entry = state.entries[index]
                 guard entry.stub.request.matches(request, includeBody: false) else {
@@ -206,10 +220,13 @@ final class StubRegistry: Sendable {
         entry.served += 1
         var failure: String?
         var response: StubResponse
+        var prepared: ByteBuffer?
         if position < stub.responses.count {
             response = stub.responses[position]
+            prepared = entry.prepared[position]
         } else if stub.exhausted == .repeatLast, let last = stub.responses.last {
             response = last
+            prepared = entry.prepared.last ?? nil
         } else {
             failure =
                 "stub \"\(stub.id)\" has \(stub.responses.count) responses and was hit \(position + 1) times"
@@ -227,7 +244,7 @@ final class StubRegistry: Sendable {
         }
         var matched = MatchedResponse(
             stubID: stub.id, response: response, responseIndex: min(position, stub.responses.count - 1),
-            failure: failure, delayMs: delay)
+            failure: failure, delayMs: delay, prepared: prepared)
         if let scenario = stub.scenario {
             matched.scenarioName = scenario.name
             matched.stateBefore = state.scenarios[scenario.name] ?? startedState

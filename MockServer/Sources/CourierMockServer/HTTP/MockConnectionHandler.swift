@@ -30,7 +30,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
     private var receiving: Receiving?
     /// Ignore the rest of the current request (a fault already answered it).
     private var discarding = false
-    private var queue: [Complete] = []
+    private var queue = CircularBuffer<Complete>()
     private var busy = false
     /// No more answers on this connection: closed, stalled or half-closed.
     private var silent = false
@@ -71,7 +71,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
                 exchangeIndex: exchanges)
             info.exchangeFirstByte = nil
             if !head.uri.hasPrefix(AdminAPI.prefix) {
-                current.bodyFault = core.registry.matchRequestBodyFault(Self.record(head, body: []))
+                current.bodyFault = core.registry.matchRequestBodyFault { Self.record(head, body: []) }
             }
             receiving = current
             if current.bodyFault?.response.fault == .doNotReadRequestBody {
@@ -250,24 +250,22 @@ final class MockConnectionHandler: ChannelInboundHandler {
 
     private func record(_ exchange: Complete, _ fields: JournalFields) -> Int {
         let info = self.info
-        let sequence = core.journal.record { sequence in
-            var entry = JournalEntry(
-                sequence: sequence, connectionIndex: info.index, exchangeIndex: exchange.exchangeIndex,
-                remoteAddress: info.remoteAddress, request: exchange.request, stubID: fields.stubID,
-                responseIndex: fields.responseIndex, builtinRoute: fields.builtinRoute,
-                unmatched: fields.unmatched,
-                scenarioName: fields.scenarioName, scenarioStateBefore: fields.stateBefore,
-                scenarioStateAfter: fields.stateAfter, fault: fields.fault, delayMs: fields.delayMs,
-                status: fields.status,
-                bytesWritten: 0,
-                timestamps: .init(
-                    accepted: info.acceptedAt, firstByte: exchange.firstByte,
-                    headersDone: exchange.headersDone,
-                    bodyDone: exchange.bodyDone))
-            entry.response = fields.response
-            entry.nearMisses = fields.nearMisses
-            return entry
-        }
+        var entry = JournalEntry(
+            sequence: 0, connectionIndex: info.index, exchangeIndex: exchange.exchangeIndex,
+            remoteAddress: info.remoteAddress, request: exchange.request, stubID: fields.stubID,
+            responseIndex: fields.responseIndex, builtinRoute: fields.builtinRoute,
+            unmatched: fields.unmatched,
+            scenarioName: fields.scenarioName, scenarioStateBefore: fields.stateBefore,
+            scenarioStateAfter: fields.stateAfter, fault: fields.fault, delayMs: fields.delayMs,
+            status: fields.status,
+            bytesWritten: 0,
+            timestamps: .init(
+                accepted: info.acceptedAt, firstByte: exchange.firstByte,
+                headersDone: exchange.headersDone,
+                bodyDone: exchange.bodyDone))
+        entry.response = fields.response
+        entry.nearMisses = fields.nearMisses
+        let sequence = core.journal.record(entry)
         latestSequence = sequence
         return sequence
     }
@@ -275,9 +273,17 @@ final class MockConnectionHandler: ChannelInboundHandler {
     private static func record(_ head: HTTPRequestHead, body: [UInt8]) -> RecordedRequest {
         RecordedRequest(
             method: head.method.rawValue, uri: head.uri,
-            version: "HTTP/\(head.version.major).\(head.version.minor)",
+            version: Self.describe(head.version),
             headers: head.headers.map { RecordedRequest.HeaderLine(name: $0.name, value: $0.value) },
             body: body)
+    }
+
+    private static func describe(_ version: HTTPVersion) -> String {
+        switch (version.major, version.minor) {
+        case (1, 1): "HTTP/1.1"
+        case (1, 0): "HTTP/1.0"
+        default: "HTTP/\(version.major).\(version.minor)"
+        }
     }
 
     private static func describe(_ address: SocketAddress) -> String {

@@ -30,6 +30,12 @@ enum PlanExecutor {
     /// on the same stack, so ten thousand writes in a row (an event stream's
     /// events) would otherwise nest ten thousand calls deep.
     static func merged(_ steps: [PlanStep]) -> [PlanStep] {
+        // Most plans are one write: nothing to join, nothing to copy.
+        let adjacentWrites = zip(steps, steps.dropFirst()).contains { pair in
+            if case .write = pair.0, case .write = pair.1 { return true }
+            return false
+        }
+        guard adjacentWrites else { return steps }
         var result: [PlanStep] = []
         result.reserveCapacity(steps.count)
         for step in steps {
@@ -54,12 +60,11 @@ enum PlanExecutor {
         let rest = steps.dropFirst()
         switch first {
         case .write(let bytes):
-            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).whenComplete { result in
-                switch result {
-                case .success: step(rest, channel: channel, written: written + bytes.count, promise: promise)
-                case .failure: promise.succeed(Result(outcome: .closed, bytesWritten: written))
-                }
-            }
+            send(
+                channel.allocator.buffer(bytes: bytes), then: rest, channel: channel, written: written,
+                promise: promise)
+        case .send(let buffer):
+            send(buffer, then: rest, channel: channel, written: written, promise: promise)
         case .wait(let milliseconds):
             channel.eventLoop.scheduleTask(in: .milliseconds(Int64(milliseconds))) {
                 guard channel.isActive else {
@@ -106,6 +111,19 @@ enum PlanExecutor {
                 } else {
                     step(rest, channel: channel, written: result.bytesWritten, promise: promise)
                 }
+            }
+        }
+    }
+
+    private static func send(
+        _ buffer: ByteBuffer, then rest: ArraySlice<PlanStep>, channel: any Channel, written: Int,
+        promise: EventLoopPromise<Result>
+    ) {
+        channel.writeAndFlush(buffer).whenComplete { result in
+            switch result {
+            case .success:
+                step(rest, channel: channel, written: written + buffer.readableBytes, promise: promise)
+            case .failure: promise.succeed(Result(outcome: .closed, bytesWritten: written))
             }
         }
     }

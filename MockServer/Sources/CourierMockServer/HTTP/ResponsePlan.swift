@@ -1,8 +1,12 @@
+import NIOCore
+
 /// The steps the server takes to answer one exchange: bytes, waits and
 /// socket actions. Faults are plans too, so every misbehaviour is data.
 enum PlanStep: Sendable {
     /// Write these bytes.
     case write([UInt8])
+    /// Write these prepared bytes: shared by every answer that sends them, never copied.
+    case send(ByteBuffer)
     /// Wait this many milliseconds.
     case wait(Int)
     /// Close cleanly (FIN).
@@ -44,19 +48,23 @@ struct ResponsePlan: Sendable {
         let body = response.body
         let connection = keepAlive ? "keep-alive" : "close"
         func head(
-            _ extra: [(String, String)] = [], contentLength: Int? = body.count, connectionHeader: Bool = true
+            _ extra: [(String, String)] = [], contentLength: Int? = body.count, connectionHeader: Bool = true,
+            reserving bodyCapacity: Int = 0
         )
             -> [UInt8]
         {
-            var lines = ["HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))"]
-            for header in response.headers { lines.append("\(header.name): \(header.value)") }
-            for header in extra { lines.append("\(header.0): \(header.1)") }
-            if let contentLength { lines.append("Content-Length: \(contentLength)") }
-            if connectionHeader { lines.append("Connection: \(connection)") }
-            return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+            var head = HeadWriter(status: response.status, reserving: bodyCapacity)
+            for header in response.headers { head.field(header.name, header.value) }
+            for header in extra { head.field(header.0, header.1) }
+            if let contentLength { head.field("Content-Length", String(contentLength)) }
+            if connectionHeader { head.field("Connection", connection) }
+            return head.finish()
         }
         guard let fault = response.fault else {
-            steps.append(.write(head() + body))
+            // The common answer: head and body in one buffer, built once.
+            var bytes = head(reserving: body.count)
+            bytes += body
+            steps.append(.write(bytes))
             if !keepAlive { steps.append(.close) }
             return ResponsePlan(steps: steps, status: response.status)
         }
@@ -150,13 +158,39 @@ struct ResponsePlan: Sendable {
         return ResponsePlan(steps: steps, status: status)
     }
 
+    /// The plan for a matched stub answer: its prepared bytes when it has
+    /// them and nothing changes them (no delay, a kept-alive connection, no
+    /// range asked of it), otherwise ``make(_:delayMs:keepAlive:)``.
+    static func answer(_ matched: MatchedResponse, for request: RecordedRequest, keepAlive: Bool)
+        -> (plan: ResponsePlan, sent: StubResponse)
+    {
+        if let prepared = matched.prepared, keepAlive, matched.delayMs == 0,
+            !RangeRequests.mayApply(matched.response, for: request)
+        {
+            return (ResponsePlan(steps: [.send(prepared)], status: matched.response.status), matched.response)
+        }
+        let response = RangeRequests.apply(matched.response, for: request)
+        return (make(response, delayMs: matched.delayMs, keepAlive: keepAlive), response)
+    }
+
+    /// The bytes ``make(_:delayMs:keepAlive:)`` writes for a fault-free,
+    /// undelayed answer on a kept-alive connection, made once per stub
+    /// response: most stubs answer the same bytes every time, and building
+    /// the head per request was a fifth of the server's own work.
+    static func prepared(_ response: StubResponse) -> ByteBuffer? {
+        guard response.fault == nil, response.eventStream == nil, response.ndjson == nil,
+            case .write(let bytes)? = make(response, delayMs: 0, keepAlive: true).steps.first
+        else { return nil }
+        return ByteBuffer(bytes: bytes)
+    }
+
     /// A fault-free response whose body is `count` generated pattern bytes.
     static func streamedPattern(_ response: StubResponse, count: Int, keepAlive: Bool) -> ResponsePlan {
-        var lines = ["HTTP/1.1 \(response.status) \(HTTPStatusText.reason(response.status))"]
-        for header in response.headers { lines.append("\(header.name): \(header.value)") }
-        lines.append("Content-Length: \(count)")
-        lines.append("Connection: \(keepAlive ? "keep-alive" : "close")")
-        var steps: [PlanStep] = [.write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))]
+        var head = HeadWriter(status: response.status)
+        for header in response.headers { head.field(header.name, header.value) }
+        head.field("Content-Length", String(count))
+        head.field("Connection", keepAlive ? "keep-alive" : "close")
+        var steps: [PlanStep] = [.write(head.finish())]
         steps.append(.pattern(count: count))
         if !keepAlive { steps.append(.close) }
         return ResponsePlan(steps: steps, status: response.status)
@@ -165,6 +199,35 @@ struct ResponsePlan: Sendable {
     /// A head that ends with `Connection: close`.
     private static func withClose(_ head: [UInt8]) -> [UInt8] {
         Array(head.dropLast(2)) + Array("Connection: close\r\n\r\n".utf8)
+    }
+}
+
+/// A response head written straight into bytes: the status line, one
+/// `Name: value` line per field, and the blank line.
+struct HeadWriter {
+    private var bytes: [UInt8] = []
+
+    /// Starts with the status line; `reserving` makes room for a body appended after the head.
+    init(status: Int, reserving bodyCapacity: Int = 0) {
+        bytes.reserveCapacity(256 + bodyCapacity)
+        bytes += "HTTP/1.1 ".utf8
+        bytes += String(status).utf8
+        bytes.append(UInt8(ascii: " "))
+        bytes += HTTPStatusText.reason(status).utf8
+        bytes += "\r\n".utf8
+    }
+
+    mutating func field(_ name: String, _ value: String) {
+        bytes += name.utf8
+        bytes += ": ".utf8
+        bytes += value.utf8
+        bytes += "\r\n".utf8
+    }
+
+    /// The head with its closing blank line.
+    consuming func finish() -> [UInt8] {
+        bytes += "\r\n".utf8
+        return bytes
     }
 }
 

@@ -26,10 +26,17 @@ extension BuiltinRoutes {
 /// whole 200 instead, as do several ranges at once. The response's fault,
 /// if any, applies to what is sent.
 enum RangeRequests {
+    /// Whether ``apply(_:for:)`` could change the answer: a `GET` with a
+    /// `Range` header, to a 200 that accepts byte ranges.
+    static func mayApply(_ response: StubResponse, for request: RecordedRequest) -> Bool {
+        request.method == "GET" && response.status == 200 && request.header("Range") != nil
+            && response.headers.contains { HeaderName.equal($0.name, "accept-ranges") && $0.value == "bytes" }
+    }
+
     static func apply(_ response: StubResponse, for request: RecordedRequest) -> StubResponse {
         guard request.method == "GET", response.status == 200,
             response.headers.contains(where: {
-                $0.name.lowercased() == "accept-ranges" && $0.value == "bytes"
+                HeaderName.equal($0.name, "accept-ranges") && $0.value == "bytes"
             }),
             let range = request.header("Range")
         else { return response }
@@ -53,7 +60,7 @@ enum RangeRequests {
     /// exactly its `Last-Modified` date.
     private static func matches(_ condition: String, _ response: StubResponse) -> Bool {
         func header(_ name: String) -> String? {
-            response.headers.last { $0.name.lowercased() == name }?.value
+            response.headers.last { HeaderName.equal($0.name, name) }?.value
         }
         if condition.hasPrefix("\"") { return header("etag") == condition }
         if condition.hasPrefix("W/") { return false }

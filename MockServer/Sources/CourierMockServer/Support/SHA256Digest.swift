@@ -23,7 +23,7 @@ public struct SHA256Digest: ~Copyable {
     /// Adds bytes.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
         let context = self.context
-        let done = bytes.withContiguousStorageIfAvailable { buffer in
+        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
             _ = EVP_DigestUpdate(context, buffer.baseAddress, buffer.count)
         }
         if done == nil {
