@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "CourierJansson", targets: ["CourierJansson"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierCache", targets: ["CourierCache"]),
+        .library(name: "CourierCacheRedis", targets: ["CourierCacheRedis"]),
         .library(name: "CourierPlugins", targets: ["CourierPlugins"]),
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
@@ -176,6 +177,39 @@ let package = Package(
             name: "courier-cache-probe",
             dependencies: ["CourierCache", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tools/CourierCacheProbe"
+        ),
+        .systemLibrary(
+            name: "CHiredis",
+            path: "Modules/CHiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+        // CourierCache's store on Redis, through hiredis, for a fleet that
+        // shares one cache. Its own module: CourierCache stays free of it.
+        .target(
+            name: "CourierCacheRedis",
+            dependencies: [
+                "CourierCore", "CourierCache", "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Modules/CourierCacheRedis/Sources"
+        ),
+        .testTarget(
+            name: "CourierCacheRedisTests",
+            dependencies: [
+                "CourierCacheRedis", "CourierCache", "CourierTesting", "CourierCodable",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            path: "Modules/CourierCacheRedis/Tests"
+        ),
+        // A second client process for the Redis store's tests: two processes, one cache.
+        .executableTarget(
+            name: "courier-cache-redis-probe",
+            dependencies: ["CourierCacheRedis", "CourierCache", "CourierCodable", "CourierTesting"],
+            path: "Tools/CourierCacheRedisProbe"
         ),
         .systemLibrary(
             name: "CPSL",

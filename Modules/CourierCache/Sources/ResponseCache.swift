@@ -97,6 +97,39 @@ public final class ResponseCache: Sendable, ResponseCaching {
         self.resolvedDefaults = ResolvedCachePolicy(defaults, nil)
     }
 
+    /// A cache for one process of a fleet: a short-lived memory tier in
+    /// front of a store every process shares (`CourierCacheRedis`'s
+    /// `RedisStore`, or your own).
+    ///
+    /// A write goes to both tiers; a read tries memory, then the shared
+    /// store (and keeps what it found in memory). An entry stays in memory
+    /// at most `memoryTimeToLive`, so what another process refreshed or
+    /// removed is seen here within it. When the shared store fails, calls
+    /// go on from memory and the network — never failing for it.
+    /// - Parameters:
+    ///   - shared: The store every process shares.
+    ///   - memoryTimeToLive: How long this process keeps an entry to itself: 5 s.
+    ///   - memoryCostLimit: The memory tier's size: 16 MiB.
+    ///   - defaults: What endpoints do unless they say otherwise.
+    ///   - sharing: ``CacheSharing/shared`` by default: a fleet's cache serves many users.
+    ///   - sensitiveFields: Fields that carry credentials.
+    ///   - clock: Dates for storing, expiry and the memory tier's lifetime.
+    ///   - onStoreError: Told of every store failure.
+    public convenience init(
+        memoryAndShared shared: any CacheStore, memoryTimeToLive: Duration = .seconds(5),
+        memoryCostLimit: Int = 16 << 20, defaults: CachePolicy = CachePolicy(),
+        sharing: CacheSharing = .shared,
+        sensitiveFields: Set<HTTPField.Name> = defaultSensitiveFields,
+        clock: any CourierClock = SystemClock(),
+        onStoreError: (@Sendable (CacheStoreError) -> Void)? = nil
+    ) {
+        self.init(
+            memory: MemoryStore(costLimit: memoryCostLimit, timeToLive: memoryTimeToLive, clock: clock),
+            disk: shared, defaults: defaults, sharing: sharing, sensitiveFields: sensitiveFields,
+            clock: clock,
+            onStoreError: onStoreError)
+    }
+
     // MARK: - Housekeeping (CSAPIService's APICacheTool duties)
 
     /// Removes every entry from every tier.

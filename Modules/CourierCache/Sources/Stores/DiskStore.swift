@@ -31,7 +31,7 @@ public actor DiskStore: CacheStore {
     public nonisolated let sizeLimit: Int
     /// Bodies larger than this many bytes are kept in files of their own.
     public nonisolated let inlineLimit: Int
-    private nonisolated let executor: DiskExecutor
+    private nonisolated let executor: StoreExecutor
     private let busyTimeout: Duration
     private var database: SQLiteDatabase?
     /// Reads not yet written to `accessed_at`.
@@ -68,7 +68,7 @@ public actor DiskStore: CacheStore {
         self.sizeLimit = sizeLimit
         self.inlineLimit = inlineLimit
         self.busyTimeout = busyTimeout
-        self.executor = DiskExecutor(name: "courier-cache")
+        self.executor = StoreExecutor(name: "courier-cache")
     }
 
     deinit {

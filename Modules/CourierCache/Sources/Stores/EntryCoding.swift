@@ -5,9 +5,9 @@ import HTTPTypes
 /// at all, and a 64-bit FNV-1a checksum that tells a damaged body from an
 /// intact one (damage, not tampering: the cache directory is the user's own,
 /// 0700).
-enum EntryCoding {
+package enum EntryCoding {
     /// `[count: u32] ([name length: u32] name [value length: u32] value)*`, big-endian.
-    static func encode(_ fields: HTTPFields) -> [UInt8] {
+    package static func encode(_ fields: HTTPFields) -> [UInt8] {
         var out: [UInt8] = []
         append(UInt32(fields.count), to: &out)
         for field in fields {
@@ -23,7 +23,7 @@ enum EntryCoding {
 
     /// The fields `encode` wrote, or `nil` for anything else: a short or
     /// long blob, an invalid name or value.
-    static func decodeFields(_ bytes: [UInt8]) -> HTTPFields? {
+    package static func decodeFields(_ bytes: [UInt8]) -> HTTPFields? {
         var reader = Reader(bytes: bytes)
         guard let count = reader.uint32(), count <= 10_000 else { return nil }
         var fields = HTTPFields()
@@ -39,7 +39,7 @@ enum EntryCoding {
     }
 
     /// FNV-1a, 64 bits, as a signed integer for SQLite.
-    static func checksum(_ bytes: [UInt8]) -> Int64 {
+    package static func checksum(_ bytes: [UInt8]) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         bytes.withUnsafeBufferPointer { buffer in
             for byte in buffer {

@@ -17,15 +17,37 @@
 /// let memory = MemoryStore(costLimit: 32 << 20)   // 32 MiB
 /// ```
 public final class MemoryStore: CacheStore {
-    private let table: Locked<LRUTable<CacheKey, CacheEntry>>
+    /// An entry and, with a ``timeToLive``, when this tier lets go of it.
+    private struct Held {
+        var entry: CacheEntry
+        var heldUntil: Date?
+    }
+
+    private let table: Locked<LRUTable<CacheKey, Held>>
+    /// How long an entry stays in this tier, whatever its own expiry; `nil`
+    /// for as long as the entry lives. In front of a store that other
+    /// processes write (``ResponseCache/init(memoryAndShared:memoryTimeToLive:memoryCostLimit:defaults:sharing:sensitiveFields:clock:onStoreError:)``),
+    /// it bounds how long this process can serve an entry another one has
+    /// since refreshed or removed.
+    public let timeToLive: Duration?
+    private let clock: any CourierClock
 
     /// Creates an empty store.
     /// - Parameters:
     ///   - costLimit: The most bytes its entries may take: 16 MiB by default.
     ///     An entry larger than this is not kept.
     ///   - countLimit: The most entries: 10,000 by default.
-    public init(costLimit: Int = 16 << 20, countLimit: Int = 10_000) {
+    ///   - timeToLive: How long an entry stays here at most; `nil` (the
+    ///     default) for its whole life.
+    ///   - clock: Whose date `timeToLive` counts from: the cache's (a
+    ///     `TestClock` in tests).
+    public init(
+        costLimit: Int = 16 << 20, countLimit: Int = 10_000, timeToLive: Duration? = nil,
+        clock: any CourierClock = SystemClock()
+    ) {
         table = Locked(LRUTable(costLimit: max(0, costLimit), countLimit: max(0, countLimit)))
+        self.timeToLive = timeToLive
+        self.clock = clock
     }
 
     /// The most bytes its entries may take.
@@ -33,27 +55,28 @@ public final class MemoryStore: CacheStore {
     /// How many entries it holds now.
     public var count: Int { table.withLock { $0.count } }
 
-    /// The entry under `key`, now the most recently used; an expired one is
-    /// removed and not returned. Never suspends.
+    /// The entry under `key`, now the most recently used; an expired one (or
+    /// one held past ``timeToLive``) is removed and not returned. Never suspends.
     public func cachedEntry(for key: CacheKey, now: Date) -> CacheEntry? {
         table.withLock { table in
-            guard let entry = table.value(for: key) else { return nil }
-            if entry.isExpired(at: now) {
+            guard let held = table.value(for: key) else { return nil }
+            if held.entry.isExpired(at: now) || held.heldUntil.map({ $0 <= now }) == true {
                 table.removeValue(for: key)
                 return nil
             }
-            return entry
+            return held.entry
         }
     }
 
     /// Keeps `entry` under `key`, evicting the least recently used entries
     /// as needed. Never suspends.
     public func put(_ entry: CacheEntry, for key: CacheKey) {
+        let heldUntil = timeToLive.map { clock.date.addingTimeInterval($0.seconds) }
         table.withLock { table in
             if entry.size > table.costLimit {
                 table.removeValue(for: key)  // the old entry is out of date either way
             } else {
-                table.insert(entry, for: key, cost: entry.size)
+                table.insert(Held(entry: entry, heldUntil: heldUntil), for: key, cost: entry.size)
             }
         }
     }
@@ -86,7 +109,9 @@ public final class MemoryStore: CacheStore {
     /// Removes the entries expired by `now`.
     @discardableResult
     public func removeExpired(now: Date) async throws(CacheStoreError) -> Int {
-        table.withLock { table in table.removeAll { $0.isExpired(at: now) } }
+        table.withLock { table in
+            table.removeAll { $0.entry.isExpired(at: now) || $0.heldUntil.map { $0 <= now } == true }
+        }
     }
 
     /// The bytes the entries take.

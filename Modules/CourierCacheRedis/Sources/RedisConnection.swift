@@ -1,0 +1,139 @@
+import CHiredis
+import CourierCore
+
+/// One blocking connection to Redis through hiredis. Not thread-safe: the
+/// ``RedisStore`` uses it from its own thread only, one command at a time.
+///
+/// Every call either returns a reply or throws; after a thrown
+/// ``RedisConnectionError`` with ``RedisConnectionError/isConnectionLost``
+/// the connection is unusable (hiredis' rule) and is closed.
+final class RedisConnection {
+    private var context: UnsafeMutablePointer<redisContext>?
+
+    /// Connects and, when the configuration has credentials, authenticates.
+    /// - Throws: ``RedisConnectionError`` when the server cannot be reached
+    ///   within the connect timeout or refuses the credentials.
+    init(_ configuration: RedisStore.Configuration) throws(RedisConnectionError) {
+        let connectTimeout = courier_redis_timeval(Int64(configuration.connectTimeout.seconds * 1e6))
+        let opened: UnsafeMutablePointer<redisContext>? =
+            switch configuration.endpoint.address {
+            case .tcp(let host, let port): redisConnectWithTimeout(host, Int32(port), connectTimeout)
+            case .unixSocket(let path): redisConnectUnixWithTimeout(path, connectTimeout)
+            }
+        guard let opened else { throw RedisConnectionError("cannot allocate a connection", lost: true) }
+        context = opened
+        if opened.pointee.err != 0 {
+            let reason = Self.reason(opened)
+            close()
+            throw RedisConnectionError("cannot connect to \(configuration.endpoint): \(reason)", lost: true)
+        }
+        _ = redisSetTimeout(opened, courier_redis_timeval(Int64(configuration.commandTimeout.seconds * 1e6)))
+        _ = redisEnableKeepAlive(opened)
+        if let credentials = configuration.credentials {
+            var arguments = [Array("AUTH".utf8)]
+            if let user = credentials.user { arguments.append(Array(user.utf8)) }
+            arguments.append(Array(credentials.password.utf8))
+            // The reply names no secret; the error says only that it was refused.
+            if case .error(let message) = try command(arguments) {
+                close()
+                let code = message.split(separator: " ").first.map(String.init) ?? "ERR"
+                throw RedisConnectionError("the server refused the credentials (\(code))", lost: true)
+            }
+        }
+    }
+
+    deinit { close() }
+
+    /// Sends one command (`arguments[0]` is its name) and reads its reply.
+    /// An error *reply* is returned, not thrown: the connection is fine.
+    /// - Throws: ``RedisConnectionError`` (connection lost) on an I/O error
+    ///   or a timeout; the connection is closed then.
+    func command(_ arguments: [[UInt8]]) throws(RedisConnectionError) -> RedisReply {
+        guard let context else { throw RedisConnectionError("the connection is closed", lost: true) }
+        let reply = Self.send(arguments, on: context)
+        guard let reply else {
+            let reason = Self.reason(context)
+            close()
+            throw RedisConnectionError(reason, lost: true)
+        }
+        defer { freeReplyObject(reply) }
+        return Self.copy(reply)
+    }
+
+    /// Closes the connection (idempotent).
+    func close() {
+        if let context { redisFree(context) }
+        context = nil
+    }
+
+    private static func send(
+        _ arguments: [[UInt8]], on context: UnsafeMutablePointer<redisContext>
+    ) -> UnsafeMutablePointer<redisReply>? {
+        // One buffer for every argument; hiredis copies them into its output
+        // buffer before this returns.
+        let lengths = arguments.map(\.count)
+        let joined = arguments.flatMap { $0 }
+        return joined.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            var pointers: [UnsafePointer<CChar>?] = lengths.map { length in
+                defer { offset += length }
+                return buffer.baseAddress.map {
+                    UnsafeRawPointer($0 + offset).assumingMemoryBound(to: CChar.self)
+                }
+            }
+            return pointers.withUnsafeMutableBufferPointer { argv in
+                lengths.withUnsafeBufferPointer { argvlen in
+                    courier_redis_command(
+                        context, Int32(arguments.count), argv.baseAddress, argvlen.baseAddress)
+                }
+            }
+        }
+    }
+
+    private static func copy(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+        let value = reply.pointee
+        switch value.type {
+        case REDIS_REPLY_STRING: return .bulk(bytes(value.str, value.len))
+        case REDIS_REPLY_STATUS: return .status(String(decoding: bytes(value.str, value.len), as: UTF8.self))
+        case REDIS_REPLY_ERROR: return .error(String(decoding: bytes(value.str, value.len), as: UTF8.self))
+        case REDIS_REPLY_INTEGER: return .integer(value.integer)
+        case REDIS_REPLY_ARRAY:
+            var elements: [RedisReply] = []
+            elements.reserveCapacity(value.elements)
+            for index in 0..<value.elements {
+                if let element = value.element?[index] { elements.append(copy(element)) }
+            }
+            return .array(elements)
+        default: return .null
+        }
+    }
+
+    private static func bytes(_ pointer: UnsafeMutablePointer<CChar>?, _ length: Int) -> [UInt8] {
+        guard let pointer, length > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: length))
+    }
+
+    private static func reason(_ context: UnsafeMutablePointer<redisContext>) -> String {
+        let text = withUnsafeBytes(of: context.pointee.errstr) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return text.isEmpty ? "error \(context.pointee.err)" : text
+    }
+}
+
+/// A failure of the connection itself (not an error reply).
+struct RedisConnectionError: Error, Sendable, CustomStringConvertible {
+    /// What happened, without any secret.
+    var description: String
+    /// Whether the connection is gone and must be made again.
+    var isConnectionLost: Bool
+    /// Whether it was the command timeout (hiredis reports EAGAIN).
+    var isTimeout: Bool {
+        description.contains("Resource temporarily unavailable") || description.contains("timed out")
+    }
+
+    init(_ description: String, lost: Bool) {
+        self.description = description
+        self.isConnectionLost = lost
+    }
+}

@@ -1,0 +1,92 @@
+/// The Lua scripts that keep an entry, its size and its recency in step: one
+/// round trip each, atomic on the server, so that several instances writing
+/// and evicting at once never leave the size count or the recency index
+/// disagreeing with the entries.
+///
+/// Every key a script touches shares the namespace's hash tag (`{…}`), so
+/// they all live in one slot should the server be a cluster.
+enum RedisScripts {
+    /// KEYS: entry, sizes, recency, total, expiries, clock.
+    /// ARGV: value, ttl ms (0: none), digest, size, size limit, count limit,
+    /// entry key prefix, expiry seconds ("" for none).
+    /// Returns how many entries were evicted.
+    static let store = """
+        local old = redis.call('HGET', KEYS[2], ARGV[3])
+        if old then redis.call('DECRBY', KEYS[4], old) end
+        if tonumber(ARGV[2]) > 0 then
+          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+        else
+          redis.call('SET', KEYS[1], ARGV[1])
+        end
+        redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+        redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[6]), ARGV[3])
+        if ARGV[8] ~= '' then
+          redis.call('ZADD', KEYS[5], ARGV[8], ARGV[3])
+        else
+          redis.call('ZREM', KEYS[5], ARGV[3])
+        end
+        local total = redis.call('INCRBY', KEYS[4], ARGV[4])
+        local evicted = 0
+        while total > tonumber(ARGV[5]) or redis.call('ZCARD', KEYS[3]) > tonumber(ARGV[6]) do
+          local oldest = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+          if not oldest then break end
+          local size = redis.call('HGET', KEYS[2], oldest) or 0
+          redis.call('DEL', ARGV[7] .. oldest)
+          redis.call('HDEL', KEYS[2], oldest)
+          redis.call('ZREM', KEYS[3], oldest)
+          redis.call('ZREM', KEYS[5], oldest)
+          total = redis.call('DECRBY', KEYS[4], size)
+          evicted = evicted + 1
+        end
+        return evicted
+        """
+
+    /// KEYS: entry, recency, clock. ARGV: digest.
+    /// Returns the value (or nil) and marks it the most recently read.
+    static let read = """
+        local value = redis.call('GET', KEYS[1])
+        if value then redis.call('ZADD', KEYS[2], 'XX', redis.call('INCR', KEYS[3]), ARGV[1]) end
+        return value
+        """
+
+    /// KEYS: entry, sizes, recency, total, expiries. ARGV: digest.
+    /// Returns 1 when the entry was known.
+    static let remove = """
+        local size = redis.call('HGET', KEYS[2], ARGV[1])
+        redis.call('DEL', KEYS[1])
+        redis.call('HDEL', KEYS[2], ARGV[1])
+        redis.call('ZREM', KEYS[3], ARGV[1])
+        redis.call('ZREM', KEYS[5], ARGV[1])
+        if size then
+          redis.call('DECRBY', KEYS[4], size)
+          return 1
+        end
+        return 0
+        """
+
+    /// KEYS: sizes, recency, total, expiries. ARGV: now (seconds), entry key prefix.
+    /// Removes the entries expired by `now`, and forgets those the server
+    /// dropped itself (its `maxmemory` eviction). Returns how many.
+    static let removeExpired = """
+        local function forget(digest)
+          local size = redis.call('HGET', KEYS[1], digest)
+          redis.call('DEL', ARGV[2] .. digest)
+          redis.call('HDEL', KEYS[1], digest)
+          redis.call('ZREM', KEYS[2], digest)
+          redis.call('ZREM', KEYS[4], digest)
+          if size then redis.call('DECRBY', KEYS[3], size) end
+        end
+        local removed = 0
+        for _, digest in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[1])) do
+          forget(digest)
+          removed = removed + 1
+        end
+        for _, digest in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+          if redis.call('EXISTS', ARGV[2] .. digest) == 0 then
+            forget(digest)
+            removed = removed + 1
+          end
+        end
+        return removed
+        """
+}

@@ -1,0 +1,232 @@
+import CourierCodable
+@_spi(Locking) import CourierCore
+import CourierTesting
+import Foundation
+import HTTPTypes
+import InMemoryLogging
+import Logging
+import MetricsTestKit
+import Testing
+
+@testable import CourierCache
+@testable import CourierCacheRedis
+
+/// What only the shared store does: namespaces, outages, timeouts, `AUTH`,
+/// and the credential rule across instances — against a real redis-server.
+struct RedisStoreTests {
+    let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    @Test func keysAreDigestsUnderTheNamespaceAndAppsDoNotSeeEachOther() async throws {
+        try await withRedis { server in
+            let shop = RedisStore(redisConfiguration(server, namespace: "shop"))
+            let blog = RedisStore(redisConfiguration(server, namespace: "blog"))
+            let key = CacheKey(hashing: "GET https://api.example.com/v1/users/7?token=secret")
+            try await shop.store(textEntry("shop's"), for: key)
+            #expect(try await blog.entry(for: key, now: now) == nil)
+            try await blog.store(textEntry("blog's"), for: key)
+            #expect(try await shop.entry(for: key, now: now)?.body == Array("shop's".utf8))
+            let raw = try rawConnection(server)
+            guard case .array(let names) = try raw.send("KEYS", "*") else {
+                Issue.record("KEYS did not answer a list")
+                return
+            }
+            let keys = names.compactMap(\.bytes).map { String(decoding: $0, as: UTF8.self) }
+            #expect(keys.contains("courier:{shop:v1}:e:\(key.digest)"))
+            #expect(
+                keys.allSatisfy { $0.hasPrefix("courier:{shop:v1}:") || $0.hasPrefix("courier:{blog:v1}:") })
+            #expect(!keys.contains { $0.contains("users") || $0.contains("secret") })
+            // Removing one app's entries leaves the other's; a new version starts empty.
+            try await blog.removeAll()
+            #expect(try await blog.entry(for: key, now: now) == nil)
+            #expect(try await shop.entry(for: key, now: now) != nil)
+            var next = redisConfiguration(server, namespace: "shop")
+            next.version = 2
+            #expect(try await RedisStore(next).entry(for: key, now: now) == nil)
+        }
+    }
+
+    @Test func anEntryWithAnExpiryGetsThatLifetimeAsATTL() async throws {
+        try await withRedis { server in
+            let store = RedisStore(redisConfiguration(server))
+            let key = CacheKey(hashing: "ttl")
+            try await store.store(textEntry("x", at: now, expires: now.addingTimeInterval(90)), for: key)
+            try await store.store(textEntry("y", at: now, expires: nil), for: CacheKey(hashing: "forever"))
+            let raw = try rawConnection(server)
+            let keys = RedisKeys(namespace: "tests", version: 1)
+            let ttl = try raw.send("PTTL", keys.entry(key.digest)).integer ?? -1
+            #expect(ttl > 80_000 && ttl <= 90_000)
+            #expect(try raw.send("PTTL", keys.entry(CacheKey(hashing: "forever").digest)) == .integer(-1))
+        }
+    }
+
+    /// Redis killed mid-run: calls go on (memory and the network), one
+    /// warning, failures counted; restarted: the store is back by itself.
+    @Test func anOutageDegradesToMemoryAndRecovers() async throws {
+        try await withRedis { server in
+            let handler = InMemoryLogHandler()
+            let metrics = TestMetrics()
+            var configuration = redisConfiguration(server)
+            configuration.logger = Logger(label: "redis-test") { _ in handler }
+            configuration.metricsFactory = metrics
+            let clock = TestClock()
+            let cache = ResponseCache(
+                memoryAndShared: RedisStore(configuration), memoryTimeToLive: .seconds(5), clock: clock)
+            let upstream = Upstream.versioned("p")
+            let api = client(of: upstream, cache: cache, clock: clock)
+            let profile = Endpoint<Profile>(.get("profiles/7"), on: .fleet).cache(.http)
+            #expect(try await api.send(profile).name == "p-1")
+            await cache.settle()
+
+            await server.kill()
+            // Past the memory tier's five seconds: memory has let go, Redis is gone.
+            clock.advance(by: .seconds(6))
+            for _ in 0..<3 {
+                let reply = try await api.response(profile)
+                #expect(reply.model.id == 7)  // never a failed call
+                await cache.settle()
+            }
+            #expect(cache.statistics.storeFailures >= 2)
+            let warnings = handler.entries.filter { $0.level == .warning }
+            #expect(warnings.count == 1)
+            #expect(warnings.first?.message.description.contains("unavailable") == true)
+            #expect(
+                try metrics.expectCounter("courier_cache_shared_failures", [("namespace", "tests")])
+                    .totalValue >= 2)
+            #expect(
+                try metrics.expectGauge("courier_cache_shared_up", [("namespace", "tests")]).lastValue == 0)
+
+            try await server.launch()
+            let shared = try #require(cache.disk as? RedisStore)
+            try await shared.ping()
+            #expect(handler.entries.contains { $0.level == .notice && "\($0.message)".contains("back") })
+            #expect(
+                try metrics.expectGauge("courier_cache_shared_up", [("namespace", "tests")]).lastValue == 1)
+            // Writes reach it again: what this instance stores now, another reads.
+            clock.advance(by: .seconds(120))
+            _ = try await api.send(profile)
+            await cache.settle()
+            let other = ResponseCache(memoryAndShared: RedisStore(configuration), clock: clock)
+            let otherUpstream = Upstream.versioned("other")
+            let otherAPI = client(of: otherUpstream, cache: other, clock: clock)
+            #expect(try await otherAPI.response(profile).attempts == 0)
+            #expect(otherUpstream.requests.isEmpty)
+        }
+    }
+
+    /// A server that does not answer (every client paused) costs a call the
+    /// command timeout, then the call goes on without it.
+    @Test func aStalledServerIsATimeoutAndTheCallGoesOn() async throws {
+        try await withRedis { server in
+            var configuration = redisConfiguration(server)
+            configuration.commandTimeout = .milliseconds(200)
+            let store = RedisStore(configuration)
+            try await store.ping()
+            let raw = try rawConnection(server)
+            // CLIENT PAUSE answers at once and holds every client's scripts and
+            // writes until UNPAUSE (which, not a write, still runs): the stall
+            // starts before the read, by order, not by timing.
+            #expect(try raw.send("CLIENT", "PAUSE", "60000", "WRITE") == .status("OK"))
+            do throws(CacheStoreError) {
+                _ = try await store.entry(for: CacheKey(hashing: "k"), now: now)
+                Issue.record("a paused server answered")
+            } catch {
+                #expect(error.code == .timeout, "\(error)")
+            }
+            let clock = TestClock()
+            let cache = ResponseCache(memoryAndShared: store, clock: clock)
+            let upstream = Upstream.versioned("slow")
+            let api = client(of: upstream, cache: cache, clock: clock)
+            let profile = Endpoint<Profile>(.get("profiles/7"), on: .fleet).cache(.http)
+            #expect(try await api.send(profile).name == "slow-1")
+            _ = try raw.send("CLIENT", "UNPAUSE")
+            try await store.ping()
+        }
+    }
+
+    @Test func passwordsAndACLUsersAuthenticateAndNeverShow() async throws {
+        try await withRedis(["--requirepass", "s3cret-pass"]) { server in
+            var configuration = redisConfiguration(server)
+            configuration.credentials = .init(password: "wrong-pass")
+            let refused = RedisStore(configuration)
+            do throws(CacheStoreError) {
+                try await refused.ping()
+                Issue.record("a wrong password was accepted")
+            } catch {
+                #expect(error.code == .unavailable)
+                #expect("\(error)".contains("refused the credentials"))
+                #expect(!"\(error)".contains("wrong-pass"))
+            }
+            configuration.credentials = .init(password: "s3cret-pass")
+            #expect("\(configuration.credentials.map(String.init(describing:)) ?? "")".contains("redacted"))
+            let store = RedisStore(configuration)
+            try await store.store(textEntry("a"), for: CacheKey(hashing: "a"))
+            #expect(try await store.entry(for: CacheKey(hashing: "a"), now: now) != nil)
+
+            // An ACL user limited to the namespace's keys.
+            let admin = try RedisConnection(configuration)
+            let created = try admin.send(
+                "ACL", "SETUSER", "fleet", "on", ">fleet-pass", "~courier:{tests:v1}:*", "+@all")
+            #expect(created == .status("OK"))
+            configuration.credentials = .init(user: "fleet", password: "fleet-pass")
+            let limited = RedisStore(configuration)
+            #expect(try await limited.entry(for: CacheKey(hashing: "a"), now: now) != nil)
+        }
+    }
+
+    /// RELIABILITY §3.6.2 across instances: token A's body is never served
+    /// for token B, though both instances share one Redis.
+    @Test func oneUsersResponseIsNeverServedToAnotherAcrossInstances() async throws {
+        try await withRedis { server in
+            let clock = TestClock()
+            let me = Endpoint<Profile>(.get("me"), on: .fleet).cache(.cancelNetwork) {
+                $0.storesCredentialedResponses = true
+            }
+            func instance(token: String) -> (APIClient, Upstream, ResponseCache) {
+                let upstream = Upstream { head, _ in
+                    let name = ["Bearer token-A": "Ada", "Bearer token-B": "Bob"][
+                        head.headerFields[.authorization] ?? ""]
+                    return .json(
+                        #"{"id": 1, "name": "\#(name ?? "nobody")"}"#,
+                        headers: [.cacheControl: "public, max-age=60"])
+                }
+                let cache = ResponseCache(
+                    memoryAndShared: RedisStore(redisConfiguration(server)), clock: clock)
+                let api = client(of: upstream, cache: cache, clock: clock, interceptors: [.bearer { token }])
+                return (api, upstream, cache)
+            }
+            let (first, _, firstCache) = instance(token: "token-A")
+            #expect(try await first.send(me).name == "Ada")
+            await firstCache.settle()
+            let (second, secondUpstream, secondCache) = instance(token: "token-B")
+            #expect(try await second.send(me).name == "Bob")
+            #expect(secondUpstream.requests.count == 1)
+            await secondCache.settle()
+            let (third, thirdUpstream, _) = instance(token: "token-A")
+            let again = try await third.response(me)
+            #expect(again.attempts == 0)  // A's own entry, from Redis
+            #expect(again.model.name == "Ada")
+            #expect(thirdUpstream.requests.isEmpty)
+            // No credential reached Redis, in a key or a value.
+            let raw = try rawConnection(server)
+            guard case .array(let names) = try raw.send("KEYS", "*") else { return }
+            for name in names.compactMap(\.bytes) {
+                let value = try raw.command([Array("DUMP".utf8), name]).bytes ?? []
+                let text = String(decoding: name + value, as: UTF8.self)
+                #expect(!text.contains("token-"))
+            }
+        }
+    }
+
+    @Test func beyondItsQueueTheStoreRefusesAtOnce() async throws {
+        try await withRedis { server in
+            var configuration = redisConfiguration(server)
+            configuration.maxPendingOperations = 0
+            do throws(CacheStoreError) {
+                _ = try await RedisStore(configuration).entry(for: CacheKey(hashing: "k"), now: now)
+                Issue.record("an operation beyond the queue ran")
+            } catch {
+                #expect(error.code == .busy)
+            }
+        }
+    }
+}
