@@ -43,6 +43,12 @@ let package = Package(
         // What flow control adds to a call: a ConcurrencyGroup and an
         // Authenticator with no refresh due, 1,000 calls at once.
         bench("courier-flow-bench", [], courier: ["CourierCore", "CourierTesting"]),
+        // hiredis from C: the raw round trip a Redis hit is measured against.
+        .systemLibrary(name: "CBenchHiredis"),
+        // A Redis hit through the pipeline next to a raw GET and the network.
+        bench(
+            "courier-redis-bench", ["CBenchHiredis"],
+            courier: ["CourierCache", "CourierCacheRedis", "CourierCurl", "CourierCodable"]),
         // A cache hit (memory, disk) next to the same call over the network.
         bench("courier-cache-bench", [], courier: ["CourierCache", "CourierCurl", "CourierCodable"]),
         // Streamed bodies: a million server-sent events and 100 MB of NDJSON

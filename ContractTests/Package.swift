@@ -119,6 +119,7 @@ where name.hasPrefix("snippet-") {
                 .product(name: "CourierURLSession", package: "Courier"),
                 .product(name: "CourierTesting", package: "Courier"),
                 .product(name: "CourierCache", package: "Courier"),
+                .product(name: "CourierCacheRedis", package: "Courier"),
                 .product(name: "CourierPlugins", package: "Courier"),
                 .product(name: "CourierCookies", package: "Courier"),
                 .product(name: "CourierAsyncHTTPClient", package: "Courier"),

@@ -193,21 +193,52 @@ struct StoreConformanceTests {
                     })
             }
         case .redis:
+            if let shared = ProcessInfo.processInfo.environment["COURIER_REDIS_URL"] {
+                // A server someone else runs (docker-compose's `redis`): a
+                // namespace of this test's own, emptied afterwards.
+                try await withSharedRedis(shared, sizeLimit: sizeLimit, countLimit: countLimit, body)
+                return
+            }
             try await withRedis { server in
                 var configuration = redisConfiguration(server)
                 configuration.sizeLimit = sizeLimit
                 configuration.countLimit = countLimit
-                let store = RedisStore(configuration)
+                let raw = try rawConnection(server)
                 try await body(
-                    Fixture(store: store) { key in
-                        // Flip one byte of the stored value.
-                        let raw = try rawConnection(server)
-                        let name = RedisKeys(namespace: "tests", version: 1).entry(key.digest)
-                        guard case .bulk(var value) = try raw.send("GET", name) else { return }
-                        value[value.count / 2] ^= 0xFF
-                        _ = try raw.command([Array("SET".utf8), Array(name.utf8), value])
-                    })
+                    Fixture(store: RedisStore(configuration), damage: flipping(on: raw, namespace: "tests")))
             }
+        }
+    }
+
+    /// The Redis at `url` (`redis://host:port`).
+    static func withSharedRedis(
+        _ url: String, sizeLimit: Int, countLimit: Int, _ body: (Fixture) async throws -> Void
+    ) async throws {
+        let parts = url.replacingOccurrences(of: "redis://", with: "").split(separator: ":")
+        let host = String(parts.first ?? "127.0.0.1")
+        let port = parts.count > 1 ? Int(parts[1]) ?? 6379 : 6379
+        let namespace = "conformance-\(UUID().uuidString)"
+        let configuration = RedisStore.Configuration(
+            endpoint: .tcp(host: host, port: port), namespace: namespace, sizeLimit: sizeLimit,
+            countLimit: countLimit, reconnectDelay: .zero)
+        let store = RedisStore(configuration)
+        let raw = try RedisConnection(configuration)
+        do {
+            try await body(Fixture(store: store, damage: flipping(on: raw, namespace: namespace)))
+            try await store.removeAll()
+        } catch {
+            try? await store.removeAll()
+            throw error
+        }
+    }
+
+    /// Flips one byte of a stored value behind the store's back.
+    static func flipping(on raw: RedisConnection, namespace: String) -> (CacheKey) async throws -> Void {
+        { key in
+            let name = RedisKeys(namespace: namespace, version: 1).entry(key.digest)
+            guard case .bulk(var value) = try raw.send("GET", name) else { return }
+            value[value.count / 2] ^= 0xFF
+            _ = try raw.command([Array("SET".utf8), Array(name.utf8), value])
         }
     }
 }
