@@ -6,11 +6,19 @@
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
 
-// redisCommandArgv returns void *: the reply, typed, or NULL when the
-// connection failed (the context's err and errstr say why).
-static inline redisReply *courier_redis_command(
+// Queues a command in the context's output buffer without sending it (a
+// pipeline): REDIS_OK or REDIS_ERR.
+static inline int courier_redis_append(
     redisContext *context, int count, const char **arguments, const size_t *lengths) {
-    return (redisReply *)redisCommandArgv(context, count, arguments, lengths);
+    return redisAppendCommandArgv(context, count, arguments, lengths);
+}
+
+// Sends what is queued, then reads the next reply, typed; NULL when the
+// connection failed.
+static inline redisReply *courier_redis_next_reply(redisContext *context) {
+    void *reply = NULL;
+    if (redisGetReply(context, &reply) != REDIS_OK) return NULL;
+    return (redisReply *)reply;
 }
 
 static inline struct timeval courier_redis_timeval(long long microseconds) {

@@ -49,15 +49,32 @@ final class RedisConnection {
     /// - Throws: ``RedisConnectionError`` (connection lost) on an I/O error
     ///   or a timeout; the connection is closed then.
     func command(_ arguments: [[UInt8]]) throws(RedisConnectionError) -> RedisReply {
+        try pipeline([arguments])[0]
+    }
+
+    /// Sends several commands in one write and reads their replies, in
+    /// order: one round trip for all of them.
+    /// - Throws: ``RedisConnectionError`` (connection lost) on an I/O error
+    ///   or a timeout; the connection is closed then, and no reply is returned.
+    func pipeline(_ commands: [[[UInt8]]]) throws(RedisConnectionError) -> [RedisReply] {
         guard let context else { throw RedisConnectionError("the connection is closed", lost: true) }
-        let reply = Self.send(arguments, on: context)
-        guard let reply else {
-            let reason = Self.reason(context)
-            close()
-            throw RedisConnectionError(reason, lost: true)
+        for arguments in commands where Self.append(arguments, to: context) != REDIS_OK {
+            throw lose(context)
         }
-        defer { freeReplyObject(reply) }
-        return Self.copy(reply)
+        var replies: [RedisReply] = []
+        replies.reserveCapacity(commands.count)
+        for _ in commands {
+            guard let reply = courier_redis_next_reply(context) else { throw lose(context) }
+            replies.append(Self.copy(reply))
+            freeReplyObject(reply)
+        }
+        return replies
+    }
+
+    private func lose(_ context: UnsafeMutablePointer<redisContext>) -> RedisConnectionError {
+        let reason = Self.reason(context)
+        close()
+        return RedisConnectionError(reason, lost: true)
     }
 
     /// Closes the connection (idempotent).
@@ -66,9 +83,9 @@ final class RedisConnection {
         context = nil
     }
 
-    private static func send(
-        _ arguments: [[UInt8]], on context: UnsafeMutablePointer<redisContext>
-    ) -> UnsafeMutablePointer<redisReply>? {
+    private static func append(_ arguments: [[UInt8]], to context: UnsafeMutablePointer<redisContext>)
+        -> Int32
+    {
         // One buffer for every argument; hiredis copies them into its output
         // buffer before this returns.
         let lengths = arguments.map(\.count)
@@ -83,7 +100,7 @@ final class RedisConnection {
             }
             return pointers.withUnsafeMutableBufferPointer { argv in
                 lengths.withUnsafeBufferPointer { argvlen in
-                    courier_redis_command(
+                    courier_redis_append(
                         context, Int32(arguments.count), argv.baseAddress, argvlen.baseAddress)
                 }
             }

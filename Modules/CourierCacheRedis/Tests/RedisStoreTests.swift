@@ -217,6 +217,35 @@ struct RedisStoreTests {
         }
     }
 
+    /// Concurrent calls share writes to the server (a pipeline): each still
+    /// gets its own reply.
+    @Test func concurrentCallsEachGetTheirOwnReply() async throws {
+        try await withRedis { server in
+            let store = RedisStore(redisConfiguration(server))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        try await store.store(textEntry("body \(index)"), for: CacheKey(hashing: "k\(index)"))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let bodies = try await withThrowingTaskGroup(of: (Int, [UInt8]?).self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        (index, try await store.entry(for: CacheKey(hashing: "k\(index)"), now: now)?.body)
+                    }
+                }
+                var found: [Int: [UInt8]?] = [:]
+                for try await (index, body) in group { found[index] = body }
+                return found
+            }
+            #expect(bodies.count == 200)
+            for (index, body) in bodies { #expect(body == Array("body \(index)".utf8)) }
+            #expect(try await store.count() == 200)
+        }
+    }
+
     @Test func beyondItsQueueTheStoreRefusesAtOnce() async throws {
         try await withRedis { server in
             var configuration = redisConfiguration(server)

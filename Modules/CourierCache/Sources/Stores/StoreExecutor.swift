@@ -3,13 +3,13 @@ import Dispatch
 import Foundation
 
 /// A thread of a store's own, as a serial executor: the store actor's jobs —
-/// every SQLite call and file operation of the disk store, every hiredis
-/// command of the Redis store — run on it, so blocking I/O never runs on the
-/// Swift concurrency pool (as libcurl runs on CourierCurl's thread).
+/// every SQLite call and file read or write of the disk store — run on it,
+/// so blocking I/O never runs on the Swift concurrency pool (as libcurl runs
+/// on CourierCurl's thread).
 ///
 /// Jobs wait in a locked queue; a semaphore wakes the thread, once per job.
 /// The thread ends when ``stop()`` is called and the queue is empty.
-package final class StoreExecutor: SerialExecutor, Sendable {
+final class StoreExecutor: SerialExecutor, Sendable {
     private struct Queue {
         var jobs: [UnownedJob] = []
         var stopping = false
@@ -19,7 +19,7 @@ package final class StoreExecutor: SerialExecutor, Sendable {
     private let wake = DispatchSemaphore(value: 0)
 
     /// Starts the thread, named `name` (as `ps -L` shows it).
-    package init(name: String) {
+    init(name: String) {
         let thread = Thread { [self] in
             // Named from inside: on Linux a name set before start() is lost.
             Thread.current.name = name
@@ -29,14 +29,14 @@ package final class StoreExecutor: SerialExecutor, Sendable {
     }
 
     /// Queues a job of the store actor.
-    package func enqueue(_ job: consuming ExecutorJob) {
+    func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.withLock { $0.jobs.append(job) }
         wake.signal()
     }
 
     /// Ends the thread once the jobs already queued have run.
-    package func stop() {
+    func stop() {
         queue.withLock { $0.stopping = true }
         wake.signal()
     }
