@@ -41,12 +41,15 @@ enum RedisScripts {
         return evicted
         """
 
-    /// KEYS: entry, recency, clock. ARGV: digest.
-    /// Returns the value (or nil) and marks it the most recently read.
-    static let read = """
-        local value = redis.call('GET', KEYS[1])
-        if value then redis.call('ZADD', KEYS[2], 'XX', redis.call('INCR', KEYS[3]), ARGV[1]) end
-        return value
+    /// KEYS: recency, clock. ARGV: digest.
+    /// Marks an entry the most recently read (when it is still indexed).
+    /// Posted after a read's plain `GET`, without waiting: a hit costs one
+    /// round trip, not a script.
+    static let touch = """
+        if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+          redis.call('ZADD', KEYS[1], 'XX', redis.call('INCR', KEYS[2]), ARGV[1])
+        end
+        return 0
         """
 
     /// KEYS: entry, sizes, recency, total, expiries. ARGV: digest.

@@ -50,11 +50,13 @@ public final class RedisStore: CacheStore {
     /// The entry under `key`, unless missing, expired by `now` (removed) or damaged (removed).
     public func entry(for key: CacheKey, now: Date) async throws(CacheStoreError) -> CacheEntry? {
         let digest = key.digest
-        let reply = try await worker.perform(
-            .script(
-                source: RedisScripts.read, keys: [keys.entry(digest), keys.recency, keys.clock],
-                arguments: [Array(digest.utf8)]))
+        let reply = try await worker.perform(.command([Array("GET".utf8), Array(keys.entry(digest).utf8)]))
         guard case .bulk(let value) = reply else { return nil }
+        // Recency goes out with the next batch; this read does not wait for it.
+        worker.post(
+            .script(
+                source: RedisScripts.touch, keys: [keys.recency, keys.clock], arguments: [Array(digest.utf8)])
+        )
         guard let entry = RedisEntryCoding.decode(value) else {
             damaged.add(1, ordering: .relaxed)
             try await removeEntry(for: key)

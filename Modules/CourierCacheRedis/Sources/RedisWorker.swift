@@ -23,9 +23,10 @@ final class RedisWorker: Sendable {
 
     private struct Job {
         let request: Request
-        let continuation: CheckedContinuation<Result<RedisReply, CacheStoreError>, Never>
+        /// Who waits for the reply; `nil` for a command posted without waiting.
+        let continuation: CheckedContinuation<Result<RedisReply, CacheStoreError>, Never>?
 
-        func finish(_ result: Result<RedisReply, CacheStoreError>) { continuation.resume(returning: result) }
+        func finish(_ result: Result<RedisReply, CacheStoreError>) { continuation?.resume(returning: result) }
     }
 
     private struct Queue {
@@ -78,6 +79,21 @@ final class RedisWorker: Sendable {
             }
         }
         return try result.get()
+    }
+
+    /// Queues `request` without waiting for its reply (it goes out with the
+    /// next batch): for bookkeeping no caller needs to wait for, such as a
+    /// read's recency. Dropped when the queue is full or the store closed.
+    func post(_ request: Request) {
+        let waiting = pending.add(1, ordering: .relaxed).newValue
+        defer { pending.subtract(1, ordering: .relaxed) }
+        guard waiting <= configuration.maxPendingOperations else { return }
+        let queued = queue.withLock { queue in
+            guard !queue.stopping else { return false }
+            queue.jobs.append(Job(request: request, continuation: nil))
+            return true
+        }
+        if queued { wake.signal() }
     }
 
     /// Ends the thread once the commands already queued have run.

@@ -122,10 +122,10 @@ struct RedisStoreTests {
             let store = RedisStore(configuration)
             try await store.ping()
             let raw = try rawConnection(server)
-            // CLIENT PAUSE answers at once and holds every client's scripts and
-            // writes until UNPAUSE (which, not a write, still runs): the stall
-            // starts before the read, by order, not by timing.
-            #expect(try raw.send("CLIENT", "PAUSE", "60000", "WRITE") == .status("OK"))
+            // CLIENT PAUSE answers at once and then holds every client's
+            // commands (its own too): the stall starts before the read, by
+            // order, not by timing. (DEBUG SLEEP would race the read.)
+            #expect(try raw.send("CLIENT", "PAUSE", "600000", "ALL") == .status("OK"))
             do throws(CacheStoreError) {
                 _ = try await store.entry(for: CacheKey(hashing: "k"), now: now)
                 Issue.record("a paused server answered")
@@ -138,7 +138,9 @@ struct RedisStoreTests {
             let api = client(of: upstream, cache: cache, clock: clock)
             let profile = Endpoint<Profile>(.get("profiles/7"), on: .fleet).cache(.http)
             #expect(try await api.send(profile).name == "slow-1")
-            _ = try raw.send("CLIENT", "UNPAUSE")
+            // Nothing but a restart ends a pause of every client; the store is back by itself.
+            await server.kill()
+            try await server.launch()
             try await store.ping()
         }
     }
