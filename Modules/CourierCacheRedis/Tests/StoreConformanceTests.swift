@@ -111,8 +111,7 @@ struct StoreConformanceTests {
         }
     }
 
-    /// The disk tier has no count limit (its bound is bytes on disk).
-    @Test(arguments: [Kind.memory, .redis])
+    @Test(arguments: Kind.allCases)
     func overItsCountTheLeastRecentlyReadGo(_ kind: Kind) async throws {
         try await Self.withStore(kind, countLimit: 2) { fixture in
             let store = fixture.store
@@ -180,7 +179,7 @@ struct StoreConformanceTests {
         case .disk:
             try await inTemporaryDirectory { directory in
                 let store = try await DiskStore.open(
-                    directory: directory, sizeLimit: sizeLimit, inlineLimit: 64)
+                    directory: directory, sizeLimit: sizeLimit, countLimit: countLimit, inlineLimit: 64)
                 try await body(
                     Fixture(store: store) { _ in
                         // Cut the body file short: entries over 64 bytes live in

@@ -11,9 +11,9 @@ import HTTPTypes
 ///   temporary file and renamed into place (YYCache's split: small rows stay
 ///   fast, big bodies stay out of the database). The directory is 0700,
 ///   every file 0600.
-/// - **Size.** Over ``sizeLimit``, the least recently read entries go first.
-///   Reads are remembered in memory and written with the next write, so a
-///   read costs no write.
+/// - **Size.** Over ``sizeLimit`` or ``countLimit``, the least recently read
+///   entries go first. Reads are remembered in memory and written with the
+///   next write, so a read costs no write.
 /// - **Damage.** A row that does not decode, a body file that is missing or
 ///   whose length or checksum is wrong, is a miss and is removed. A database
 ///   SQLite reports damaged is replaced by an empty one.
@@ -29,6 +29,8 @@ public actor DiskStore: CacheStore {
     public nonisolated let directory: URL
     /// The most bytes the entries may take (``CacheEntry/size``).
     public nonisolated let sizeLimit: Int
+    /// The most entries it may hold.
+    public nonisolated let countLimit: Int
     /// Bodies larger than this many bytes are kept in files of their own.
     public nonisolated let inlineLimit: Int
     private nonisolated let executor: StoreExecutor
@@ -49,23 +51,27 @@ public actor DiskStore: CacheStore {
     ///     the same one.
     ///   - sizeLimit: The most bytes the entries may take: 50 MiB by default
     ///     (CSAPIService's).
+    ///   - countLimit: The most entries: 100,000.
     ///   - inlineLimit: Bodies larger than this go to files: 16 KiB.
     ///   - busyTimeout: How long a write waits for another process's write
     ///     before failing: 5 s.
     /// - Throws: ``CacheStoreError`` when the directory or the database
     ///   cannot be made.
     public static func open(
-        directory: URL, sizeLimit: Int = 50 << 20, inlineLimit: Int = 16 << 10,
+        directory: URL, sizeLimit: Int = 50 << 20, countLimit: Int = 100_000, inlineLimit: Int = 16 << 10,
         busyTimeout: Duration = .seconds(5)
     ) async throws(CacheStoreError) -> DiskStore {
-        let store = DiskStore(directory, sizeLimit, inlineLimit, busyTimeout)
+        let store = DiskStore(directory, sizeLimit, countLimit, inlineLimit, busyTimeout)
         try await store.prepare()
         return store
     }
 
-    private init(_ directory: URL, _ sizeLimit: Int, _ inlineLimit: Int, _ busyTimeout: Duration) {
+    private init(
+        _ directory: URL, _ sizeLimit: Int, _ countLimit: Int, _ inlineLimit: Int, _ busyTimeout: Duration
+    ) {
         self.directory = directory
         self.sizeLimit = sizeLimit
+        self.countLimit = countLimit
         self.inlineLimit = inlineLimit
         self.busyTimeout = busyTimeout
         self.executor = StoreExecutor(name: "courier-cache")
@@ -281,26 +287,28 @@ public actor DiskStore: CacheStore {
         return file.map { [$0] } ?? []
     }
 
-    /// Deletes the least recently read rows until the total fits. - Returns: Their body files.
+    /// Deletes the least recently read rows until the total size and the
+    /// count fit. - Returns: Their body files.
     private func evict(_ database: SQLiteDatabase) throws(SQLiteError) -> [String] {
         var files: [String] = []
-        while true {
-            let total = try database.statement("SELECT size FROM totals WHERE id = 0").single {
-                $0.integer(0)
-            }
-            guard let total, Int(total) > sizeLimit else { return files }
+        while try isOverLimit(database) {
             let oldest = try database.statement("SELECT key FROM entries ORDER BY accessed_at LIMIT 16")
             var keys: [String] = []
             while try oldest.step() { keys.append(oldest.text(0) ?? "") }
             guard !keys.isEmpty else { return files }
             for key in keys {
                 files += try Self.delete(key, database)
-                let left = try database.statement("SELECT size FROM totals WHERE id = 0").single {
-                    $0.integer(0)
-                }
-                if let left, Int(left) <= sizeLimit { return files }
+                if try !isOverLimit(database) { return files }
             }
         }
+        return files
+    }
+
+    private func isOverLimit(_ database: SQLiteDatabase) throws(SQLiteError) -> Bool {
+        let total = try database.statement("SELECT size FROM totals WHERE id = 0").single { $0.integer(0) }
+        if Int(total ?? 0) > sizeLimit { return true }
+        let count = try database.statement("SELECT count(*) FROM entries").single { $0.integer(0) }
+        return Int(count ?? 0) > countLimit
     }
 
     private func removeOrphanedFiles() throws(CacheStoreError) {
