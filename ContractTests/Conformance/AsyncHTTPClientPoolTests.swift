@@ -46,4 +46,28 @@ struct AsyncHTTPClientPoolTests {
             try await checkACancelledWaiterLeavesTheQueue(transport) { transport.load }
         }
     }
+
+    /// A streamed body holds its connection after the head has returned, so
+    /// it holds its slot too until the body ends: a call behind it waits in
+    /// the transport's queue (within its own deadline), not in
+    /// async-http-client's (which would fail it at the connect timeout).
+    @Test func aStreamHoldsItsSlotUntilItsBodyEnds() async throws {
+        try await withMockServer(.init()) { server async throws in
+            let configuration = AsyncHTTPClientTransport.Configuration(maxConnectionsPerHost: 1)
+            try await withAsyncHTTPClientTransport(configuration: configuration) { transport async throws in
+                let stream = try await transport.stream(request(server, "/bytes/2000000"), options: .init())
+                #expect(transport.load == (active: 1, waiting: 0))
+                let behind = Task {
+                    try await transport.send(
+                        request(server, "/status/200"), options: .init(timeout: .seconds(600)))
+                }
+                await yieldUntil { transport.load.waiting == 1 }
+                #expect(transport.load == (active: 1, waiting: 1))
+                #expect(try await stream.body.collect(upTo: 4_000_000).count == 2_000_000)
+                #expect(try await behind.value.statusCode == 200)
+                await yieldUntil { transport.load.active == 0 }
+                #expect(transport.load == (active: 0, waiting: 0))
+            }
+        }
+    }
 }

@@ -59,7 +59,11 @@
             }
         }
 
-        private func admit(_ origin: String) async throws {
+        /// Waits for a slot for `origin`, which the caller gives back with
+        /// ``leave(_:)`` once its exchange is over: for a streamed body, which
+        /// holds its connection after the head has returned.
+        /// - Throws: `CancellationError` when the task is cancelled while waiting.
+        func admit(_ origin: String) async throws {
             let id = state.withLock { state in
                 state.nextID += 1
                 return state.nextID
@@ -101,7 +105,8 @@
             state.withLock { _ = $0.cancelled.remove(id) }
         }
 
-        private func leave(_ origin: String) {
+        /// Gives back a slot ``admit(_:)`` granted.
+        func leave(_ origin: String) {
             let next = state.withLock { state -> Waiter? in
                 guard var entry = state.origins[origin] else { return nil }
                 if entry.waiters.isEmpty {

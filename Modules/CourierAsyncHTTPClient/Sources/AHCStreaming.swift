@@ -20,7 +20,21 @@
                 streaming.maxBodySize = .max
                 let opening = streaming
                 let work = Task {
-                    try await AHCExchange(request: hop, options: opening).stream(on: self.client)
+                    // Admitted like any exchange, and the slot held until the
+                    // body ends: a stream occupies its connection that long.
+                    guard let origin = self.admissionOrigin(hop.head) else {
+                        return try await AHCExchange(request: hop, options: opening).stream(on: self.client) {
+                        }
+                    }
+                    try await self.admission.admit(origin)
+                    do {
+                        return try await AHCExchange(request: hop, options: opening).stream(on: self.client) {
+                            self.admission.leave(origin)
+                        }
+                    } catch {
+                        self.admission.leave(origin)
+                        throw error
+                    }
                 }
                 return try await opening.withCancellationHandler(
                     { try await work.value }, onCancel: { work.cancel() })
@@ -30,8 +44,12 @@
 
     extension AHCExchange {
         /// Sends the request and returns at its head; a task of its own pulls
-        /// the body into the stream's buffer, waiting while it is full.
-        func stream(on client: HTTPClient) async throws -> StreamingResponse {
+        /// the body into the stream's buffer, waiting while it is full, and
+        /// calls `ended` once the body is over (read, failed or abandoned).
+        /// When this throws, `ended` is not called.
+        func stream(on client: HTTPClient, ended: @escaping @Sendable () -> Void) async throws
+            -> StreamingResponse
+        {
             let (outgoing, _) = try await prepared()
             let response: HTTPClientResponse
             do {
@@ -44,6 +62,7 @@
             let body = response.body
             let progress = options.progress
             let pump = Task {
+                defer { ended() }
                 var received: Int64 = 0
                 do {
                     for try await chunk in body {

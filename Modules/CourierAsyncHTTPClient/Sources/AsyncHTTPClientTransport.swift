@@ -202,14 +202,19 @@
             -> RawResponse
         {
             let client = self.client
-            let head = request.head
-            guard head.scheme == "http" || !configuration.allowsHTTP2 else {
+            guard let origin = admissionOrigin(request.head) else {
                 return try await AHCExchange(request: request, options: options).run(on: client)
             }
-            let origin = "\(head.scheme ?? "")://\(head.authority ?? "")"
             return try await admission.withSlot(for: origin) {
                 try await AHCExchange(request: request, options: options).run(on: client)
             }
+        }
+
+        /// The origin whose slots an exchange takes, or `nil` when it may be
+        /// multiplexed over HTTP/2 and is not held back.
+        func admissionOrigin(_ head: HTTPRequest) -> String? {
+            guard head.scheme == "http" || !configuration.allowsHTTP2 else { return nil }
+            return "\(head.scheme ?? "")://\(head.authority ?? "")"
         }
     }
 
