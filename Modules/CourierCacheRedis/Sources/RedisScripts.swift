@@ -41,13 +41,15 @@ enum RedisScripts {
         return evicted
         """
 
-    /// KEYS: recency, clock. ARGV: digest.
-    /// Marks an entry the most recently read (when it is still indexed).
-    /// Posted after a read's plain `GET`, without waiting: a hit costs one
-    /// round trip, not a script.
+    /// KEYS: recency, clock. ARGV: digests, least recently read first.
+    /// Marks entries read (those still indexed), in that order. Sent with
+    /// the next write, as the disk store writes its reads: a hit costs one
+    /// `GET`, no script.
     static let touch = """
-        if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-          redis.call('ZADD', KEYS[1], 'XX', redis.call('INCR', KEYS[2]), ARGV[1])
+        for _, digest in ipairs(ARGV) do
+          if redis.call('ZSCORE', KEYS[1], digest) then
+            redis.call('ZADD', KEYS[1], 'XX', redis.call('INCR', KEYS[2]), digest)
+          end
         end
         return 0
         """

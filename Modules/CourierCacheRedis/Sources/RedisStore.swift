@@ -31,6 +31,10 @@ public final class RedisStore: CacheStore {
     private let worker: RedisWorker
     private let keys: RedisKeys
     private let damaged = Atomic(0)
+    /// Entries read since the last write, oldest first: their recency goes
+    /// out with the next write (before its evictions), or once this many pile up.
+    private let reads = Mutex<[String]>([])
+    static let readsHeldBack = 512
 
     /// Creates a store and its thread; it connects on first use, so an app
     /// starts even while Redis is down (its calls are then misses).
@@ -52,11 +56,11 @@ public final class RedisStore: CacheStore {
         let digest = key.digest
         let reply = try await worker.perform(.command([Array("GET".utf8), Array(keys.entry(digest).utf8)]))
         guard case .bulk(let value) = reply else { return nil }
-        // Recency goes out with the next batch; this read does not wait for it.
-        worker.post(
-            .script(
-                source: RedisScripts.touch, keys: [keys.recency, keys.clock], arguments: [Array(digest.utf8)])
-        )
+        let held = reads.withLock { reads in
+            reads.append(digest)
+            return reads.count
+        }
+        if held >= Self.readsHeldBack { postReads() }
         guard let entry = RedisEntryCoding.decode(value) else {
             damaged.add(1, ordering: .relaxed)
             try await removeEntry(for: key)
@@ -74,6 +78,7 @@ public final class RedisStore: CacheStore {
     /// kept (and the old one is removed).
     public func store(_ entry: CacheEntry, for key: CacheKey) async throws(CacheStoreError) {
         guard entry.size <= configuration.sizeLimit else { return try await removeEntry(for: key) }
+        postReads()
         let digest = key.digest
         // The entry's own lifetime, from when it was stored: the store's
         // clock and the cache's may differ (a test clock), their spans agree.
@@ -142,6 +147,19 @@ public final class RedisStore: CacheStore {
     /// - Throws: ``CourierCache/CacheStoreError`` saying why it does not.
     public func ping() async throws(CacheStoreError) {
         _ = try await command(["PING"])
+    }
+
+    /// Queues the held-back reads' recency ahead of whatever comes next.
+    private func postReads() {
+        let digests = reads.withLock { reads in
+            defer { reads.removeAll(keepingCapacity: true) }
+            return reads
+        }
+        guard !digests.isEmpty else { return }
+        worker.post(
+            .script(
+                source: RedisScripts.touch, keys: [keys.recency, keys.clock],
+                arguments: digests.map { Array($0.utf8) }))
     }
 
     private func command(_ words: [String]) async throws(CacheStoreError) -> RedisReply {
