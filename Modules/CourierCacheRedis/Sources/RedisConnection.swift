@@ -14,7 +14,7 @@ final class RedisConnection {
     /// - Throws: ``RedisConnectionError`` when the server cannot be reached
     ///   within the connect timeout or refuses the credentials.
     init(_ configuration: RedisStore.Configuration) throws(RedisConnectionError) {
-        let connectTimeout = courier_redis_timeval(Int64(configuration.connectTimeout.seconds * 1e6))
+        let connectTimeout = courier_redis_timeval(configuration.connectTimeout.microseconds)
         let opened: UnsafeMutablePointer<redisContext>? =
             switch configuration.endpoint.address {
             case .tcp(let host, let port): redisConnectWithTimeout(host, Int32(port), connectTimeout)
@@ -27,7 +27,7 @@ final class RedisConnection {
             close()
             throw RedisConnectionError("cannot connect to \(configuration.endpoint): \(reason)", lost: true)
         }
-        _ = redisSetTimeout(opened, courier_redis_timeval(Int64(configuration.commandTimeout.seconds * 1e6)))
+        _ = redisSetTimeout(opened, courier_redis_timeval(configuration.commandTimeout.microseconds))
         _ = redisEnableKeepAlive(opened)
         if let credentials = configuration.credentials {
             var arguments = [Array("AUTH".utf8)]

@@ -1,5 +1,6 @@
 #if os(Linux)
     import CCurl
+    import CourierCore
     import Glibc
 
     /// The engine's socket-driven loop on Linux: libcurl tells it which sockets
@@ -97,10 +98,8 @@
             guard let deadline else { return 1000 }
             let remaining = ContinuousClock.now.duration(to: deadline)
             if remaining <= .zero { return 0 }
-            let (seconds, attoseconds) = remaining.components
             // Rounded up, so the wait never ends just before the deadline.
-            let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-            return Int32(min(1000, milliseconds))
+            return Int32(min(1000, remaining.millisecondsRoundedUp))
         }
 
         private static func action(for events: UInt32) -> Int32 {

@@ -98,7 +98,7 @@ final class CurlTransfer {
             let pipeWait = easy.waitsToMultiplex(scheme: head.scheme ?? "") ? 1 : 0
             try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_PIPEWAIT, pipeWait))
         }
-        let timeout = options.timeout.map { max(1, Self.milliseconds($0)) } ?? 0
+        let timeout = options.timeout.map { max(1, Int($0.milliseconds)) } ?? 0
         try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout))
         let limit =
             stream != nil
@@ -329,11 +329,6 @@ final class CurlTransfer {
             bytesReceived: downloaded,
             connectionReused: long(CURLINFO_NUM_CONNECTS).map { $0 == 0 }, httpVersion: version,
             resends: easy?.hasPrerequestHook == true ? max(0, sendings - 1) : nil)
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
     /// Removes a download's temporary file: every failure path calls this

@@ -133,8 +133,6 @@ public struct LoggingPlugin: Plugin {
     }
 
     static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let value = Double(seconds) * 1_000 + Double(attoseconds) / 1e15
-        return String((value * 10).rounded() / 10)
+        String((duration.seconds * 10_000).rounded() / 10)
     }
 }

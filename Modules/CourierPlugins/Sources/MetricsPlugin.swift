@@ -83,10 +83,8 @@ public final class MetricsPlugin: Plugin {
         let dimensions = [endpoint, ("status_class", status), ("error", error)]
         Counter(label: "\(prefix)_requests_total", dimensions: dimensions, factory: factory).increment()
         if let start {
-            let elapsed = clock.now - start
-            let (seconds, attoseconds) = elapsed.components
             Timer(label: "\(prefix)_request_duration_seconds", dimensions: dimensions, factory: factory)
-                .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+                .recordNanoseconds((clock.now - start).nanoseconds)
         }
         if sent > 0 {
             Counter(label: "\(prefix)_request_body_bytes_total", dimensions: [endpoint], factory: factory)

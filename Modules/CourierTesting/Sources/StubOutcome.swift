@@ -48,10 +48,3 @@ public struct StubOutcome: Sendable {
         StubOutcome(kind: .failure(TransportError(code, message)))
     }
 }
-
-extension HTTPFields {
-    /// Sets every field of `other`, replacing fields of the same names.
-    mutating func setAll(_ other: HTTPFields) {
-        for name in Set(other.map(\.name)) { self[values: name] = other[values: name] }
-    }
-}

@@ -4,14 +4,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
 
-/// Faults applied when a connection is accepted, before any request is read.
-public enum ConnectionFault: String, Sendable, CaseIterable {
-    /// Accept, then never read or write.
-    case stallAfterAccept
-    /// Accept, then close with RST at once.
-    case resetAfterAccept
-}
-
 /// What every connection shares: configuration, stubs, journal, the clock's
 /// origin, counters and the queue of accept-time faults.
 final class ServerCore: Sendable {

@@ -230,7 +230,7 @@ public actor DiskStore: CacheStore {
             throw SQLiteError(code: 14, message: error.message)  // SQLITE_CANTOPEN
         }
         let database = try SQLiteDatabase(path: databasePath)
-        database.setBusyTimeout(milliseconds: Int32(clamping: busyTimeout.components.seconds * 1000))
+        database.setBusyTimeout(milliseconds: Int32(clamping: busyTimeout.milliseconds))
         try database.retryingWhileBusy(for: busyTimeout) { () throws(SQLiteError) in
             let mode = try database.statement("PRAGMA journal_mode").single { $0.text(0)?.lowercased() }
             if mode != "wal" {

@@ -120,15 +120,6 @@ extension Interceptor where Self == ClosureInterceptor {
     }
 }
 
-extension HTTPFields {
-    /// Sets every field of `other`, replacing fields of the same names.
-    mutating func setAll(_ other: HTTPFields) {
-        for name in Set(other.map(\.name)) {
-            self[values: name] = other[values: name]
-        }
-    }
-}
-
 /// An interceptor that puts a credential on requests (``Authenticator``,
 /// ``Interceptor/bearer(fileID:line:_:)``): a response cache treats the
 /// responses to its calls as someone's own.
