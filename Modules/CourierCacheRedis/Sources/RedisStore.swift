@@ -1,4 +1,5 @@
 import CourierCache
+@_spi(Locking) import CourierCore
 import Foundation
 import Synchronization
 
@@ -33,7 +34,7 @@ public final class RedisStore: CacheStore {
     private let damaged = Atomic(0)
     /// Entries read since the last write, oldest first: their recency goes
     /// out with the next write (before its evictions), or once this many pile up.
-    private let reads = Mutex<[String]>([])
+    private let reads = Locked<[String]>([])
     static let readsHeldBack = 512
 
     /// Creates a store and its thread; it connects on first use, so an app

@@ -133,6 +133,16 @@ final class CurlTransfer {
         }
         try CurlErrorMapping.check(courier_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
 
+        // Unretained, and safe: libcurl uses this pointer (callbacks,
+        // CURLINFO_PRIVATE) only while the easy handle is in the engine's
+        // multi handle, and the engine holds the transfer for exactly that
+        // long — `start(_:)` stores it in `active` before
+        // curl_multi_add_handle, and every path that drops it (completion,
+        // cancellation, shutdown) calls curl_multi_remove_handle first, while
+        // it still holds a reference. A handle back in the pool keeps the
+        // stale pointer but is never performed until `activate()` sets it
+        // anew. (scripts/check-asan runs every transfer test under
+        // AddressSanitizer, which reports a use after free.)
         let context = Unmanaged.passUnretained(self).toOpaque()
         for option in [
             CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_READDATA, CURLOPT_SEEKDATA,

@@ -100,6 +100,9 @@ public final class CurlTransport: StreamingTransport {
 
     private let engine: CurlEngine
     private let configuration: Configuration
+    /// Whether ``shutdown()`` was called: a transport dropped without it
+    /// leaves its thread and connections to the end of the process.
+    private let wasShutDown = Atomic(false)
     private let handles: CurlHandlePool
     private let buffers: CurlBufferPool
 
@@ -179,8 +182,24 @@ public final class CurlTransport: StreamingTransport {
         }
     }
 
-    /// Fails what is in flight and stops the transport's thread.
-    public func shutdown() async { await engine.shutdown() }
+    /// Fails what is in flight and stops the transport's thread. Call it
+    /// before letting go of a transport you made (not ``shared``): otherwise
+    /// its thread and connections stay until the process exits, and the
+    /// transport says so on standard error when it is released.
+    public func shutdown() async {
+        wasShutDown.store(true, ordering: .releasing)
+        await engine.shutdown()
+    }
+
+    deinit {
+        guard !wasShutDown.load(ordering: .acquiring) else { return }
+        // As async-http-client asserts for an HTTPClient, but without ending
+        // the process: a leak, said once, where it happens.
+        let warning =
+            "CurlTransport released without shutdown(): its thread and connections stay until the process "
+            + "exits; call `await transport.shutdown()` (or use withCurlTransport) when done with it\n"
+        FileHandle.standardError.write(Data(warning.utf8))
+    }
 
     /// Requests in libcurl's hands now, and requests waiting for a place
     /// (``Configuration/maxActiveTransfers``), as of the transport thread's
