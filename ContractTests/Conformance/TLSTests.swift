@@ -141,7 +141,10 @@ struct TLSTests {
     }
 
     static func getOverAsyncHTTPClient(port: Int, tls: TLSSettings) async throws -> Int {
-        try await withAsyncHTTPClientTransport(configuration: .init(tls: tls)) { transport in
+        // A connect timeout (TLS handshake included) no loaded machine misses.
+        try await withAsyncHTTPClientTransport(configuration: .init(tls: tls, connectTimeout: .seconds(120)))
+        {
+            transport in
             try await transport.send(
                 OutgoingRequest(
                     head: HTTPRequest(

@@ -322,9 +322,21 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         case .curl: CurlTransport.shared
         case .curlPollLoop: Self.pollLoopCurl
         case .urlSession: URLSessionTransport.shared
-        case .asyncHTTPClient: AsyncHTTPClientTransport.shared
+        case .asyncHTTPClient: Self.sharedAsyncHTTPClient
         }
     }
+
+    /// async-http-client's transport for these suites, with a connect
+    /// timeout (also its wait for a pooled connection) that a loaded machine
+    /// cannot miss: every suite at once under ThreadSanitizer on two cores
+    /// starved a 10 s one. What the tests time is each call's own deadline.
+    private static let sharedAsyncHTTPClient: AsyncHTTPClientTransport = {
+        do {
+            return try AsyncHTTPClientTransport(configuration: .init(connectTimeout: .seconds(120)))
+        } catch {
+            preconditionFailure("async-http-client could not be set up: \(error)")
+        }
+    }()
 
     /// A new transport with no open connections, shut down by `body`'s end.
     func withFresh<T: Sendable>(
@@ -341,7 +353,9 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
             defer { transport.shutdown() }
             return try await body(transport)
         case .asyncHTTPClient:
-            return try await withAsyncHTTPClientTransport(configuration: .init(redirects: redirects)) {
+            return try await withAsyncHTTPClientTransport(
+                configuration: .init(redirects: redirects, connectTimeout: .seconds(120))
+            ) {
                 try await body($0)
             }
         }

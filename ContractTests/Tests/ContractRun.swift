@@ -38,9 +38,25 @@ enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConverti
         switch self {
         case .curl: CurlTransport.shared
         case .urlSession: URLSessionTransport.shared
-        case .asyncHTTPClient: AsyncHTTPClientTransport.shared
+        case .asyncHTTPClient: Self.sharedAsyncHTTPClient
         }
     }
+
+    /// async-http-client's transport for these suites: its connect timeout
+    /// (which async-http-client also applies to a wait for a pooled
+    /// connection) is a safety net a loaded machine cannot miss — every
+    /// suite at once under ThreadSanitizer on two cores starved a 10 s one.
+    /// What the contracts time is each call's own deadline.
+    static let asyncHTTPClientConfiguration = AsyncHTTPClientTransport.Configuration(
+        connectTimeout: .seconds(120))
+
+    private static let sharedAsyncHTTPClient: AsyncHTTPClientTransport = {
+        do {
+            return try AsyncHTTPClientTransport(configuration: asyncHTTPClientConfiguration)
+        } catch {
+            preconditionFailure("async-http-client could not be set up: \(error)")
+        }
+    }()
 
     /// A new transport with no open connections, shut down by `body`'s end.
     func withFresh<T: Sendable>(_ body: (any Transport) async throws -> T) async throws -> T {
@@ -52,7 +68,9 @@ enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConverti
             defer { transport.shutdown() }
             return try await body(transport)
         case .asyncHTTPClient:
-            return try await withAsyncHTTPClientTransport { try await body($0) }
+            return try await withAsyncHTTPClientTransport(configuration: Self.asyncHTTPClientConfiguration) {
+                try await body($0)
+            }
         }
     }
 }
