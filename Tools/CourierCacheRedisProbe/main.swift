@@ -46,7 +46,9 @@ let upstream = StubTransport { request in
 
 let clock = TestClock(startDate: Date(timeIntervalSince1970: seconds))
 let store = RedisStore(
-    .init(endpoint: .tcp(host: "127.0.0.1", port: port), namespace: "fleet", commandTimeout: .seconds(5)))
+    .init(
+        endpoint: .tcp(host: "127.0.0.1", port: port), namespace: "fleet", connectTimeout: .seconds(60),
+        commandTimeout: .seconds(60)))
 let cache = ResponseCache(memoryAndShared: store, clock: clock) { error in
     FileHandle.standardError.write(Data("store: \(error)\n".utf8))
 }

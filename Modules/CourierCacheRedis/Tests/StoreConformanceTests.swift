@@ -219,7 +219,8 @@ struct StoreConformanceTests {
         let namespace = "conformance-\(UUID().uuidString)"
         let configuration = RedisStore.Configuration(
             endpoint: .tcp(host: host, port: port), namespace: namespace, sizeLimit: sizeLimit,
-            countLimit: countLimit, reconnectDelay: .zero)
+            countLimit: countLimit, connectTimeout: .seconds(60), commandTimeout: .seconds(60),
+            reconnectDelay: .zero)
         let store = RedisStore(configuration)
         let raw = try RedisConnection(configuration)
         do {

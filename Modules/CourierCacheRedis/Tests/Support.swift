@@ -60,10 +60,12 @@ func client(
     return APIClient(configuration: configuration)
 }
 
-/// A store configuration for a test server.
+/// A store configuration for a test server: timeouts only a hang reaches
+/// (the stall test sets its own), and no wait before reconnecting.
 func redisConfiguration(_ server: RedisTestServer, namespace: String = "tests") -> RedisStore.Configuration {
     RedisStore.Configuration(
-        endpoint: .tcp(host: "127.0.0.1", port: server.port), namespace: namespace, reconnectDelay: .zero)
+        endpoint: .tcp(host: "127.0.0.1", port: server.port), namespace: namespace,
+        connectTimeout: .seconds(60), commandTimeout: .seconds(60), reconnectDelay: .zero)
 }
 
 /// A raw connection to a test server, for what a test does behind the store's back.
