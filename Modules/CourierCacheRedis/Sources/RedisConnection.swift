@@ -4,9 +4,8 @@ import CourierCore
 /// One blocking connection to Redis through hiredis. Not thread-safe: the
 /// ``RedisStore`` uses it from its own thread only, one command at a time.
 ///
-/// Every call either returns a reply or throws; after a thrown
-/// ``RedisConnectionError`` with ``RedisConnectionError/isConnectionLost``
-/// the connection is unusable (hiredis' rule) and is closed.
+/// Every call either returns a reply or throws ``RedisConnectionError``;
+/// after a throw the connection is unusable (hiredis' rule) and is closed.
 final class RedisConnection {
     private var context: UnsafeMutablePointer<redisContext>?
 
@@ -20,12 +19,12 @@ final class RedisConnection {
             case .tcp(let host, let port): redisConnectWithTimeout(host, Int32(port), connectTimeout)
             case .unixSocket(let path): redisConnectUnixWithTimeout(path, connectTimeout)
             }
-        guard let opened else { throw RedisConnectionError("cannot allocate a connection", lost: true) }
+        guard let opened else { throw RedisConnectionError("cannot allocate a connection") }
         context = opened
         if opened.pointee.err != 0 {
             let reason = Self.reason(opened)
             close()
-            throw RedisConnectionError("cannot connect to \(configuration.endpoint): \(reason)", lost: true)
+            throw RedisConnectionError("cannot connect to \(configuration.endpoint): \(reason)")
         }
         _ = redisSetTimeout(opened, courier_redis_timeval(configuration.commandTimeout.microseconds))
         _ = redisEnableKeepAlive(opened)
@@ -37,7 +36,7 @@ final class RedisConnection {
             if case .error(let message) = try command(arguments) {
                 close()
                 let code = message.split(separator: " ").first.map(String.init) ?? "ERR"
-                throw RedisConnectionError("the server refused the credentials (\(code))", lost: true)
+                throw RedisConnectionError("the server refused the credentials (\(code))")
             }
         }
     }
@@ -57,7 +56,7 @@ final class RedisConnection {
     /// - Throws: ``RedisConnectionError`` (connection lost) on an I/O error
     ///   or a timeout; the connection is closed then, and no reply is returned.
     func pipeline(_ commands: [[[UInt8]]]) throws(RedisConnectionError) -> [RedisReply] {
-        guard let context else { throw RedisConnectionError("the connection is closed", lost: true) }
+        guard let context else { throw RedisConnectionError("the connection is closed") }
         for arguments in commands where Self.append(arguments, to: context) != REDIS_OK {
             throw lose(context)
         }
@@ -72,9 +71,12 @@ final class RedisConnection {
     }
 
     private func lose(_ context: UnsafeMutablePointer<redisContext>) -> RedisConnectionError {
-        let reason = Self.reason(context)
+        var error = RedisConnectionError(Self.reason(context))
+        error.isTimeout =
+            error.description.contains("Resource temporarily unavailable")
+            || error.description.contains("timed out")
         close()
-        return RedisConnectionError(reason, lost: true)
+        return error
     }
 
     /// Closes the connection (idempotent).
@@ -142,15 +144,9 @@ final class RedisConnection {
 struct RedisConnectionError: Error, Sendable, CustomStringConvertible {
     /// What happened, without any secret.
     var description: String
-    /// Whether the connection is gone and must be made again.
-    var isConnectionLost: Bool
-    /// Whether it was the command timeout (hiredis reports EAGAIN).
-    var isTimeout: Bool {
-        description.contains("Resource temporarily unavailable") || description.contains("timed out")
-    }
+    /// Whether the server did not answer within the command or connect
+    /// timeout (hiredis reports the socket's EAGAIN, or ETIMEDOUT).
+    var isTimeout = false
 
-    init(_ description: String, lost: Bool) {
-        self.description = description
-        self.isConnectionLost = lost
-    }
+    init(_ description: String) { self.description = description }
 }

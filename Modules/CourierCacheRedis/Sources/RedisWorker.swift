@@ -67,33 +67,27 @@ final class RedisWorker: Sendable {
         }
         let result = await withCheckedContinuation { continuation in
             let job = Job(request: request, continuation: continuation)
-            let queued = queue.withLock { queue in
-                guard !queue.stopping else { return false }
-                queue.jobs.append(job)
-                return true
-            }
-            if queued {
-                wake.signal()
-            } else {
-                job.finish(.failure(CacheStoreError(.closed, "the Redis store was closed")))
-            }
+            if !push(job) { job.finish(.failure(CacheStoreError(.closed, "the Redis store was closed"))) }
         }
         return try result.get()
     }
 
     /// Queues `request` without waiting for its reply (it goes out with the
     /// next batch): for bookkeeping no caller needs to wait for, such as a
-    /// read's recency. Dropped when the queue is full or the store closed.
+    /// read's recency. Dropped when the store is closed.
     func post(_ request: Request) {
-        let waiting = pending.add(1, ordering: .relaxed).newValue
-        defer { pending.subtract(1, ordering: .relaxed) }
-        guard waiting <= configuration.maxPendingOperations else { return }
+        _ = push(Job(request: request, continuation: nil))
+    }
+
+    /// Queues a job and wakes the thread; `false` once the store is stopping.
+    private func push(_ job: Job) -> Bool {
         let queued = queue.withLock { queue in
             guard !queue.stopping else { return false }
-            queue.jobs.append(Job(request: request, continuation: nil))
+            queue.jobs.append(job)
             return true
         }
         if queued { wake.signal() }
+        return queued
     }
 
     /// Ends the thread once the commands already queued have run.
@@ -127,9 +121,7 @@ final class RedisWorker: Sendable {
         var next = 0
         do throws(RedisLinkFailure) {
             let connection = try link.connected()
-            for source in Set(jobs.compactMap(\.request.scriptSource)) {
-                _ = try link.digest(of: source, on: connection)
-            }
+            // (A script the link has not loaded yet is loaded here, before the batch goes out.)
             let commands = try jobs.map { job throws(RedisLinkFailure) in
                 try link.arguments(for: job.request, on: connection)
             }

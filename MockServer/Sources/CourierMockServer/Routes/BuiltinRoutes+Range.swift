@@ -34,12 +34,7 @@ enum RangeRequests {
     }
 
     static func apply(_ response: StubResponse, for request: RecordedRequest) -> StubResponse {
-        guard request.method == "GET", response.status == 200,
-            response.headers.contains(where: {
-                HeaderName.equal($0.name, "accept-ranges") && $0.value == "bytes"
-            }),
-            let range = request.header("Range")
-        else { return response }
+        guard mayApply(response, for: request), let range = request.header("Range") else { return response }
         if let condition = request.header("If-Range"), !matches(condition, response) { return response }
         let size = response.body.count
         guard let bounds = bounds(range, size: size) else { return response }

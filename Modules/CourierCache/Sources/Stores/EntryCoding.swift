@@ -50,27 +50,39 @@ package enum EntryCoding {
         return Int64(bitPattern: hash)
     }
 
-    private static func append(_ value: UInt32, to out: inout [UInt8]) {
-        out += [
-            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
-            UInt8(truncatingIfNeeded: value),
-        ]
+    /// Appends the low `count` bytes of `value`, big-endian.
+    package static func append(_ value: UInt64, bytes count: Int, to out: inout [UInt8]) {
+        for index in (0..<count).reversed() { out.append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
     }
 
-    private struct Reader {
-        let bytes: [UInt8]
-        var offset = 0
+    private static func append(_ value: UInt32, to out: inout [UInt8]) {
+        append(UInt64(value), bytes: 4, to: &out)
+    }
 
-        var isAtEnd: Bool { offset == bytes.count }
+    /// Reads what `append` and `encode` wrote, failing (`nil`) at a short read.
+    package struct Reader {
+        private let bytes: [UInt8]
+        private var offset: Int
 
-        mutating func uint32() -> UInt32? {
-            guard bytes.count - offset >= 4 else { return nil }
-            defer { offset += 4 }
-            return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
+        package init(bytes: [UInt8], offset: Int = 0) {
+            self.bytes = bytes
+            self.offset = offset
         }
 
-        mutating func chunk() -> ArraySlice<UInt8>? {
-            guard let length = uint32().map(Int.init), bytes.count - offset >= length else { return nil }
+        package var isAtEnd: Bool { offset == bytes.count }
+
+        /// A `count`-byte big-endian integer.
+        package mutating func integer(_ count: Int) -> UInt64? {
+            guard bytes.count - offset >= count else { return nil }
+            defer { offset += count }
+            return bytes[offset..<offset + count].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+
+        mutating func uint32() -> UInt32? { integer(4).map(UInt32.init) }
+
+        /// A chunk after its 4-byte length.
+        package mutating func chunk() -> ArraySlice<UInt8>? {
+            guard let length = integer(4).map(Int.init), bytes.count - offset >= length else { return nil }
             defer { offset += length }
             return bytes[offset..<offset + length]
         }
