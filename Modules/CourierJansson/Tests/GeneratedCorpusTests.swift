@@ -22,14 +22,14 @@ struct GeneratedCorpusTests {
         switch random.below(depth > 3 ? 5 : 7) {
         case 0: return .null
         case 1: return .bool(random.below(2) == 0)
-        case 2: return .integer(Int64(bitPattern: random.next()) >> Int64(random.below(63)))
+        case 2: return .int(Int64(bitPattern: random.next()) >> Int64(random.below(63)))
         case 3:
             // Integral reals beyond 2^53 are left out: JSONDecoder reads the
             // text "8.98e18" as an exact integer, jansson as the nearest
             // Double (a documented difference, tested on its own).
             let value = Double(bitPattern: random.next())
             let usable = value.isFinite && (value.rounded() != value || abs(value) < 9.007_199_254_740_992e15)
-            return .real(usable ? value : Double(random.below(1000)) / 7)
+            return .double(usable ? value : Double(random.below(1000)) / 7)
         case 4:
             let scalars = (0..<random.below(12)).compactMap { _ -> Unicode.Scalar? in
                 let pick = random.below(4)

@@ -12,13 +12,13 @@ struct JSONValueTests {
         )
         #expect(value["n"]?.isNull == true)
         #expect(value["t"]?.boolValue == true && value["f"]?.boolValue == false)
-        #expect(value["i"]?.integerValue == .max)
+        #expect(value["i"]?.intValue == .max)
         #expect(value["r"]?.doubleValue == 0.5 && value["i"]?.doubleValue == 9.223372036854776e18)
         #expect(value["s"]?.stringValue == "x")
         #expect(value["a"]?[1]?.stringValue == "b" && value["a"]?[2] == nil)
-        #expect(value["o"]?["k"]?.integerValue == -1)
+        #expect(value["o"]?["k"]?.intValue == -1)
         #expect(value["missing"] == nil && value[0] == nil)
-        #expect(value["s"]?.integerValue == nil && value["i"]?.stringValue == nil)
+        #expect(value["s"]?.intValue == nil && value["i"]?.stringValue == nil)
     }
 
     @Test func objectsKeepDocumentOrderAndCompareAsSets() throws {
@@ -48,10 +48,10 @@ struct JSONValueTests {
     }
 
     @Test func integersStayExactAndRealsReadBack() throws {
-        #expect(try parse("9007199254740993").integerValue == 9_007_199_254_740_993)
+        #expect(try parse("9007199254740993").intValue == 9_007_199_254_740_993)
         #expect(try parse("0.1").description == "0.1")
-        #expect(try parse("100.0") == .real(100))
-        #expect(JSONValue.real(.nan).description == "null")
+        #expect(try parse("100.0") == .double(100))
+        #expect(JSONValue.double(.nan).description == "null")
     }
 
     @Test func errorsSayWhereAndWhy() {
@@ -75,14 +75,14 @@ struct JSONValueTests {
     @Test func limits() throws {
         #expect(throws: JanssonError.self) { try parse("[1,2,3]", options: JanssonOptions(maxInputSize: 3)) }
         #expect(throws: JanssonError.self) { try parse("[[[[1]]]]", options: JanssonOptions(maxDepth: 3)) }
-        #expect(try parse("[[[1]]]", options: JanssonOptions(maxDepth: 3))[0]?[0]?[0]?.integerValue == 1)
+        #expect(try parse("[[[1]]]", options: JanssonOptions(maxDepth: 3))[0]?[0]?[0]?.intValue == 1)
         do throws(JanssonError) {
             _ = try parse(#"{"a": 1, "a": 2}"#, options: JanssonOptions(rejectDuplicateKeys: true))
             Issue.record("accepted a duplicate key")
         } catch {
             #expect(error.kind == .duplicateKey)
         }
-        #expect(try parse(#"{"a": 1, "a": 2}"#)["a"]?.integerValue == 2)
+        #expect(try parse(#"{"a": 1, "a": 2}"#)["a"]?.intValue == 2)
         do throws(JanssonError) {
             _ = try JSONValue(parsing: [0x22, 0xFF, 0x22])
             Issue.record("accepted invalid UTF-8")
@@ -95,7 +95,7 @@ struct JSONValueTests {
     }
 
     @Test func literalsAndEditing() {
-        var object: JSONObject = ["b": .integer(1), "a": .string("x")]
+        var object: JSONObject = ["b": .int(1), "a": .string("x")]
         object["c"] = .array([.null])
         object["b"] = nil
         #expect(object.map(\.key) == ["a", "c"])

@@ -1,9 +1,9 @@
 extension JSONValue: Decodable {
-    /// Reads any JSON value through any `Decoder` (JSONDecoder, JanssonDecoder,
+    /// Reads any JSON value through any `Decoder` (JSONDecoder, CourierJansson's JanssonDecoder,
     /// or one nested in a model): objects, arrays, `null`, Booleans, numbers
     /// that fit in `Int64` as integers, other numbers as reals, strings.
     public init(from decoder: any Decoder) throws {
-        if let container = try? decoder.container(keyedBy: JanssonKey.self) {
+        if let container = try? decoder.container(keyedBy: AnyKey.self) {
             var object = JSONObject()
             for key in container.allKeys {
                 object.append(key.stringValue, try container.decode(JSONValue.self, forKey: key))
@@ -20,9 +20,9 @@ extension JSONValue: Decodable {
             } else if let value = try? single.decode(Bool.self) {
                 self = .bool(value)
             } else if let value = try? single.decode(Int64.self) {
-                self = .integer(value)
+                self = .int(value)
             } else if let value = try? single.decode(Double.self) {
-                self = .real(value)
+                self = .double(value)
             } else {
                 self = .string(try single.decode(String.self))
             }

@@ -14,8 +14,8 @@ extension JSONValue {
         switch self {
         case .null: output += Array("null".utf8)
         case .bool(let value): output += Array((value ? "true" : "false").utf8)
-        case .integer(let value): output += Array(String(value).utf8)
-        case .real(let value):
+        case .int(let value): output += Array(String(value).utf8)
+        case .double(let value):
             // JSON has no NaN or infinity: write null, as JSON.stringify does.
             output += Array((value.isFinite ? Self.text(value) : "null").utf8)
         case .string(let value): Self.writeString(value, into: &output)

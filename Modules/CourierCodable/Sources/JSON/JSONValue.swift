@@ -1,7 +1,6 @@
-import CJansson
-
-/// A JSON document as a Swift value: parsed once by jansson, then plain,
-/// `Sendable` data with no C memory behind it.
+/// A JSON document as a Swift value: plain, `Sendable` data with no C memory
+/// behind it. CourierJansson parses bytes into it in one pass
+/// (`JSONValue(parsing:)`); any `Decoder` reads it too (``init(from:)``).
 ///
 /// Integers stay exact 64-bit integers (never squeezed through `Double`),
 /// objects keep their keys in the order the document had them, and strings
@@ -9,7 +8,7 @@ import CJansson
 ///
 /// ```swift
 /// let value = try JSONValue(parsing: Array(#"{"code":0,"data":{"id":7}}"#.utf8))
-/// value["data"]?["id"]?.integerValue   // 7
+/// value["data"]?["id"]?.intValue   // 7
 /// value.serialized(sortedKeys: true)   // bytes
 /// ```
 public enum JSONValue: Sendable, Equatable, CustomStringConvertible {
@@ -18,9 +17,9 @@ public enum JSONValue: Sendable, Equatable, CustomStringConvertible {
     /// `true` or `false`.
     case bool(Bool)
     /// A number written without a fraction or exponent that fits in 64 bits.
-    case integer(Int64)
+    case int(Int64)
     /// Any other number.
-    case real(Double)
+    case double(Double)
     /// A string.
     case string(String)
     /// An array.
@@ -28,68 +27,19 @@ public enum JSONValue: Sendable, Equatable, CustomStringConvertible {
     /// An object, keys in document order.
     case object(JSONObject)
 
-    /// Parses `bytes` (UTF-8; a leading byte order mark is skipped).
-    /// - Throws: ``JanssonError`` with line, column and offset, or a limit that was exceeded.
-    public init(parsing bytes: [UInt8], options: JanssonOptions = .init()) throws(JanssonError) {
-        let document = try JanssonDocument.parse(bytes, options: options)
-        self = try Self.make(document.root, depth: 1, limit: options.maxDepth)
-        withExtendedLifetime(document) {}
-    }
-
-    /// Copies a borrowed node (and everything under it) into Swift values.
-    static func make(_ node: UnsafeMutablePointer<json_t>, depth: Int, limit: Int) throws(JanssonError)
-        -> JSONValue
-    {
-        let type = courier_json_typeof(node)
-        if depth > limit, type == JSON_OBJECT || type == JSON_ARRAY {
-            throw JanssonError(.tooDeep, "the input nests deeper than \(limit) levels")
-        }
-        switch type {
-        case JSON_OBJECT:
-            var object = JSONObject()
-            object.reserveCapacity(json_object_size(node))
-            var iterator = json_object_iter(node)
-            while let current = iterator {
-                if let key = json_object_iter_key(current), let child = json_object_iter_value(current) {
-                    let length = json_object_iter_key_len(current)
-                    let name = String(
-                        decoding: UnsafeRawBufferPointer(start: key, count: length), as: UTF8.self)
-                    object.append(name, try make(child, depth: depth + 1, limit: limit))
-                }
-                iterator = json_object_iter_next(node, current)
-            }
-            return .object(object)
-        case JSON_ARRAY:
-            var array: [JSONValue] = []
-            array.reserveCapacity(json_array_size(node))
-            for index in 0..<json_array_size(node) {
-                if let child = json_array_get(node, index) {
-                    array.append(try make(child, depth: depth + 1, limit: limit))
-                }
-            }
-            return .array(array)
-        case JSON_STRING: return .string(JanssonNode.string(node))
-        case JSON_INTEGER: return .integer(Int64(json_integer_value(node)))
-        case JSON_REAL: return .real(json_real_value(node))
-        case JSON_TRUE: return .bool(true)
-        case JSON_FALSE: return .bool(false)
-        default: return .null
-        }
-    }
-
     // MARK: - Typed access
 
     /// Whether the value is `null`.
     public var isNull: Bool { self == .null }
     /// The Boolean, if the value is one.
     public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
-    /// The integer, if the value is an integer.
-    public var integerValue: Int64? { if case .integer(let value) = self { value } else { nil } }
+    /// The integer, if the value is one (``int(_:)``).
+    public var intValue: Int64? { if case .int(let value) = self { value } else { nil } }
     /// The number as a `Double`, for integers and reals alike.
     public var doubleValue: Double? {
         switch self {
-        case .integer(let value): Double(value)
-        case .real(let value): value
+        case .int(let value): Double(value)
+        case .double(let value): value
         default: nil
         }
     }
@@ -147,7 +97,7 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
         if values.updateValue(value, forKey: key) == nil { keys.append(key) }
     }
 
-    mutating func reserveCapacity(_ count: Int) {
+    package mutating func reserveCapacity(_ count: Int) {
         keys.reserveCapacity(count)
         values.reserveCapacity(count)
     }
