@@ -43,7 +43,7 @@ final class CurlHandle {
     /// knowledge; over cleartext HTTP/1.1 libcurl would learn it only when
     /// the first response ends, and the burst would queue behind it.
     func waitsToMultiplex(scheme: String) -> Bool {
-        switch httpVersion {
+        switch httpVersion.kind {
         case .http1: false
         case .http2PriorKnowledge: CurlFeatures.current.http2PriorKnowledgeReusesConnections
         default: scheme == "https" || scheme.lowercased() == "https"
@@ -77,7 +77,7 @@ final class CurlHandle {
             try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_LOW_SPEED_TIME, seconds))
         }
         let version: Int32 =
-            switch settings.httpVersion {
+            switch settings.httpVersion.kind {
             case .automatic: Int32(CURL_HTTP_VERSION_2TLS)
             case .http1: Int32(CURL_HTTP_VERSION_1_1)
             case .http2PriorKnowledge: Int32(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)

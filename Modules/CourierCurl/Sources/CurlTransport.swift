@@ -18,13 +18,27 @@ public final class CurlTransport: StreamingTransport {
     /// Limits and timeouts for the transport.
     public struct Configuration: Sendable {
         /// Which HTTP version to speak.
-        public enum HTTPVersion: Sendable, Hashable {
+        ///
+        /// An open set: more values may join in a minor release, so a `switch`
+        /// over it needs a `default` branch.
+        public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
+            /// The values, for an exhaustive `switch` inside the module.
+            enum Kind: String, Sendable, Hashable {
+                case automatic, http1, http2PriorKnowledge
+            }
+
+            let kind: Kind
+            /// The name as written in Swift, such as "automatic".
+            public var description: String { kind.rawValue }
+
             /// HTTP/2 over TLS when the server offers it, else HTTP/1.1 (the default).
-            case automatic
+            public static let automatic = Self(kind: .automatic)
+
             /// HTTP/1.1 only.
-            case http1
+            public static let http1 = Self(kind: .http1)
+
             /// HTTP/2 without upgrade ("prior knowledge"), also over plain TCP.
-            case http2PriorKnowledge
+            public static let http2PriorKnowledge = Self(kind: .http2PriorKnowledge)
         }
 
         /// How the transport's thread waits for its sockets. An open set

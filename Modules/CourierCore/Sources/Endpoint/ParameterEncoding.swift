@@ -11,31 +11,72 @@
 ///   is percent-encoded as UTF-8, spaces as `%20`.
 public struct ParameterEncoding: Sendable, Hashable {
     /// How array elements are keyed.
-    public enum ArrayStyle: Sendable, Hashable {
+    ///
+    /// An open set: more values may join in a minor release, so a `switch`
+    /// over it needs a `default` branch.
+    public struct ArrayStyle: Sendable, Hashable, CustomStringConvertible {
+        /// The values, for an exhaustive `switch` inside the module.
+        enum Kind: String, Sendable, Hashable {
+            case brackets, repeatKey, indexed, commaSeparated
+        }
+
+        let kind: Kind
+        /// The name as written in Swift, such as "brackets".
+        public var description: String { kind.rawValue }
+
         /// `tags[]=a&tags[]=b` (the default).
-        case brackets
+        public static let brackets = Self(kind: .brackets)
+
         /// `tags=a&tags=b`.
-        case repeatKey
+        public static let repeatKey = Self(kind: .repeatKey)
+
         /// `tags[0]=a&tags[1]=b`.
-        case indexed
+        public static let indexed = Self(kind: .indexed)
+
         /// `tags=a,b` (nested values inside are not allowed).
-        case commaSeparated
+        public static let commaSeparated = Self(kind: .commaSeparated)
     }
 
     /// How booleans are written.
-    public enum BoolStyle: Sendable, Hashable {
+    ///
+    /// An open set: more values may join in a minor release, so a `switch`
+    /// over it needs a `default` branch.
+    public struct BoolStyle: Sendable, Hashable, CustomStringConvertible {
+        /// The values, for an exhaustive `switch` inside the module.
+        enum Kind: String, Sendable, Hashable {
+            case literal, numeric
+        }
+
+        let kind: Kind
+        /// The name as written in Swift, such as "literal".
+        public var description: String { kind.rawValue }
+
         /// `true` / `false` (the default).
-        case literal
+        public static let literal = Self(kind: .literal)
+
         /// `1` / `0`.
-        case numeric
+        public static let numeric = Self(kind: .numeric)
     }
 
     /// What happens to `null`.
-    public enum NullStyle: Sendable, Hashable {
+    ///
+    /// An open set: more values may join in a minor release, so a `switch`
+    /// over it needs a `default` branch.
+    public struct NullStyle: Sendable, Hashable, CustomStringConvertible {
+        /// The values, for an exhaustive `switch` inside the module.
+        enum Kind: String, Sendable, Hashable {
+            case omit, emptyValue
+        }
+
+        let kind: Kind
+        /// The name as written in Swift, such as "omit".
+        public var description: String { kind.rawValue }
+
         /// The key is left out (the default).
-        case omit
+        public static let omit = Self(kind: .omit)
+
         /// The key is sent with an empty value: `key=`.
-        case emptyValue
+        public static let emptyValue = Self(kind: .emptyValue)
     }
 
     /// How array elements are keyed.
@@ -88,7 +129,7 @@ public struct ParameterEncoding: Sendable, Hashable {
                 try flatten(innerValue, key: "\(key)[\(innerKey)]", into: &out)
             }
         case .array(let elements):
-            switch arrayStyle {
+            switch arrayStyle.kind {
             case .brackets:
                 for element in elements { try flatten(element, key: "\(key)[]", into: &out) }
             case .repeatKey:

@@ -11,22 +11,48 @@
 /// is present wins, so `["msg", "message", "desc"]` reads any of them.
 public struct EnvelopeFormat: Sendable, Hashable {
     /// What to do when the code says success but `data` is `null` or absent.
-    public enum MissingDataPolicy: Sendable, Hashable {
+    ///
+    /// An open set: more values may join in a minor release, so a `switch`
+    /// over it needs a `default` branch.
+    public struct MissingDataPolicy: Sendable, Hashable, CustomStringConvertible {
+        /// The values, for an exhaustive `switch` inside the module.
+        enum Kind: String, Sendable, Hashable {
+            case decodeAsNull, fail
+        }
+
+        let kind: Kind
+        /// The name as written in Swift, such as "decodeAsNull".
+        public var description: String { kind.rawValue }
+
         /// Decode `null` into the model: fine for optional models and
         /// ``EmptyResponse``; any other model fails with a clear
         /// ``CourierError/Code/envelope`` error (the default).
-        case decodeAsNull
+        public static let decodeAsNull = Self(kind: .decodeAsNull)
+
         /// Always fail with ``CourierError/Code/envelope``.
-        case fail
+        public static let fail = Self(kind: .fail)
     }
 
     /// How the envelope's code is compared with ``successCodes``.
-    public enum CodeMatching: Sendable, Hashable {
+    ///
+    /// An open set: more values may join in a minor release, so a `switch`
+    /// over it needs a `default` branch.
+    public struct CodeMatching: Sendable, Hashable, CustomStringConvertible {
+        /// The values, for an exhaustive `switch` inside the module.
+        enum Kind: String, Sendable, Hashable {
+            case strict, lenient
+        }
+
+        let kind: Kind
+        /// The name as written in Swift, such as "strict".
+        public var description: String { kind.rawValue }
+
         /// A number matches only a number and a string only a string (the default):
         /// a server that suddenly sends `"0"` for `0` is reported, not ignored.
-        case strict
+        public static let strict = Self(kind: .strict)
+
         /// `"200"` and `200` are the same code.
-        case lenient
+        public static let lenient = Self(kind: .lenient)
     }
 
     /// The key path of the code.

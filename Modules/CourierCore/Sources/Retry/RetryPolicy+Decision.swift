@@ -15,19 +15,37 @@ public enum RetryDecision: Sendable, Equatable {
 }
 
 /// Why the retry stage stopped.
-public enum RetryStopReason: Sendable, Hashable {
+///
+/// An open set: more values may join in a minor release, so a `switch`
+/// over it needs a `default` branch.
+public struct RetryStopReason: Sendable, Hashable, CustomStringConvertible {
+    /// The values, for an exhaustive `switch` inside the module.
+    enum Kind: String, Sendable, Hashable {
+        case notRetryable, attemptsExhausted, methodNotRetryable, bodyNotReplayable, deadlineExceeded,
+            retryAfterTooLong
+    }
+
+    let kind: Kind
+    /// The name as written in Swift, such as "notRetryable".
+    public var description: String { kind.rawValue }
+
     /// The failure is not one the policy retries.
-    case notRetryable
+    public static let notRetryable = Self(kind: .notRetryable)
+
     /// The last allowed attempt failed (or the backoff returned `nil`).
-    case attemptsExhausted
+    public static let attemptsExhausted = Self(kind: .attemptsExhausted)
+
     /// The method is not in ``RetryPolicy/retryableMethods``.
-    case methodNotRetryable
+    public static let methodNotRetryable = Self(kind: .methodNotRetryable)
+
     /// The body can only be sent once.
-    case bodyNotReplayable
+    public static let bodyNotReplayable = Self(kind: .bodyNotReplayable)
+
     /// Waiting would pass the deadline.
-    case deadlineExceeded
+    public static let deadlineExceeded = Self(kind: .deadlineExceeded)
+
     /// The server's `Retry-After` is longer than ``RetryPolicy/maxRetryAfter``.
-    case retryAfterTooLong
+    public static let retryAfterTooLong = Self(kind: .retryAfterTooLong)
 }
 
 extension RetryPolicy {
