@@ -15,11 +15,13 @@
     /// async-http-client's and SwiftNIO's errors as Courier's transport error codes.
     enum AHCErrorMapping {
         /// - Parameters:
+        ///  - error: What async-http-client, SwiftNIO or the body reader threw.
         ///   - cancelled: Whether the exchange was cancelled (a cancellation
         ///     surfaces as many different errors from inside NIO).
         ///   - beforeHead: Whether no response head had arrived: a connection
         ///     closed then is an empty response; once the head is in, a body cut
         ///     short is a reset connection.
+        /// - Returns: The transport error the pipeline sees.
         static func map(_ error: any Error, cancelled: Bool, beforeHead: Bool = false) -> TransportError {
             if let error = error as? TransportError { return error }
             if error is CancellationError || cancelled {

@@ -30,7 +30,11 @@ extension APIClient {
     /// ``CacheDelivery/isLast`` set — exactly once with it, cancellation
     /// included.
     /// - Parameters:
+    ///   - endpoint: The API to call.
     ///   - queue: Where `onDelivery` runs; `nil` runs it on the call's task.
+    ///   - plugins: Plugins for this call only, after the client's and the endpoint's.
+    ///   - onDelivery: Called with each delivery: the stored response, then
+    ///     the network's, the last one marked.
     /// - Returns: A handle that cancels the call.
     ///
     /// ```swift

@@ -17,6 +17,7 @@ extension Endpoint {
     ///     ``CacheReadMode/none`` for an endpoint that only writes.
     ///   - adjust: Changes to the policy: tiers, expiry, key, HTTP's
     ///     headers, credentialed responses.
+    /// - Returns: A copy of the endpoint with that cache policy.
     public func cache(_ read: CacheReadMode, _ adjust: (@Sendable (inout CachePolicy) -> Void)? = nil)
         -> Endpoint
     {

@@ -18,14 +18,14 @@ import Synchronization
 /// on the engine thread between libcurl calls, so a request made from such a
 /// task never changes threads and needs no wake-up.
 final class CurlEngine: TaskExecutor, Sendable {
-    private enum Command {
+    enum Command {
         case add(TransferBox)
         case cancel(UInt64)
         /// Resume a transfer paused because its reader fell behind.
         case resume(UInt64)
     }
 
-    private struct Queue {
+    struct Queue {
         var commands: [Command] = []
         var nextID: UInt64 = 1
         var stopping = false
@@ -35,36 +35,36 @@ final class CurlEngine: TaskExecutor, Sendable {
     }
 
     /// Handed to the engine thread; `CurlTransfer`s are not Sendable.
-    private struct TransferBox: @unchecked Sendable {
+    struct TransferBox: @unchecked Sendable {
         // Safe: a transfer is created by the caller, handed over once through
         // the locked queue, and from then on touched only by the engine thread.
         let transfer: CurlTransfer
     }
 
     private let multiHandle: MultiHandle
-    private var multi: UnsafeMutableRawPointer { multiHandle.pointer }
-    private let configuration: CurlTransport.Configuration
+    var multi: UnsafeMutableRawPointer { multiHandle.pointer }
+    let configuration: CurlTransport.Configuration
     #if os(Linux)
         /// The epoll loop's descriptors; nil in the poll loop.
-        private let epoll: EpollDescriptors?
+        let epoll: EpollDescriptors?
         /// The epoll loop; nil in the poll loop. Made here, used on the engine thread.
-        private let socketLoop: EngineThreadLoop?
+        let socketLoop: EngineThreadLoop?
     #endif
-    private let queue = Locked(Queue())
+    let queue = Locked(Queue())
     /// The engine thread is in (or about to enter) `curl_multi_poll`: only
     /// then does new work need a wake-up. Set under the queue's lock (with
     /// the queue seen empty), read and cleared by producers under it; the
     /// engine clears it after the poll without the lock — a producer that
     /// still saw it set only costs one spurious wake-up, and one that sees it
     /// clear finds the engine about to look at the queue.
-    private let sleeping = Atomic<Bool>(false)
+    let sleeping = Atomic<Bool>(false)
     /// Producers between deciding to wake the engine (under the lock) and
     /// `curl_multi_wakeup` returning (after it): the wake-up system call is
     /// made outside the lock, so the engine, woken, does not wait for the
     /// producer to let go. The engine cleans the multi handle up only once
     /// this is back to zero, after `stopped` has closed the door to more.
-    private let wakersInFlight = Atomic<Int>(0)
-    private let finished = Locked<[CheckedContinuation<Void, Never>]>([])
+    let wakersInFlight = Atomic<Int>(0)
+    let finished = Locked<[CheckedContinuation<Void, Never>]>([])
     /// Transfers in libcurl, and waiting for a place, as last counted by the engine.
     let counts = Atomic<Int>(0)
     let waitingCount = Atomic<Int>(0)
@@ -212,192 +212,6 @@ final class CurlEngine: TaskExecutor, Sendable {
                 return false
             }
             if alreadyStopped { continuation.resume() }
-        }
-    }
-
-    // MARK: - The engine thread
-
-    private func run() {
-        var active: [UInt64: CurlTransfer] = [:]
-        // Transfers over the limit wait here, not in libcurl's pending list,
-        // which costs more memory per request and slows removals as it grows.
-        var waiting = WaitingTransfers()
-        let limit = max(1, configuration.maxActiveTransfers)
-        // Cancellations that arrived before their transfer did.
-        var cancelledEarly: Set<UInt64> = []
-        var running: Int32 = 0
-        #if os(Linux)
-            let socketLoop = self.socketLoop?.loop
-        #endif
-        /// Gives a transfer its easy handle and libcurl a place for it.
-        func start(_ transfer: CurlTransfer) {
-            do {
-                try transfer.activate()
-            } catch {
-                transfer.fail(error)
-                return
-            }
-            guard let handle = transfer.handle else { return }
-            active[transfer.id] = transfer
-            curl_multi_add_handle(multi, handle)
-        }
-        while true {
-            // One lock for the jobs and the commands; jobs run first, and
-            // what they add is taken in this same iteration.
-            var (jobs, commands, stopping) = queue.withLock { queue in
-                defer {
-                    queue.jobs = []
-                    queue.commands = []
-                }
-                return (queue.jobs, queue.commands, queue.stopping)
-            }
-            if !jobs.isEmpty {
-                for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
-                jobs = []
-                let (added, nowStopping) = queue.withLock { queue in
-                    defer { queue.commands = [] }
-                    return (queue.commands, queue.stopping)
-                }
-                commands += added
-                stopping = nowStopping
-            }
-            for command in commands {
-                switch command {
-                case .add(let box):
-                    let id = box.transfer.id
-                    if cancelledEarly.remove(id) != nil {
-                        box.transfer.fail(TransportError(.cancelled, "the request was cancelled"))
-                        continue
-                    }
-                    if active.count < limit {
-                        start(box.transfer)
-                    } else {
-                        waiting.append(box.transfer)
-                    }
-                case .resume(let id):
-                    // libcurl may deliver the held bytes inside this call.
-                    if let transfer = active[id], let handle = transfer.handle {
-                        curl_easy_pause(handle, CURLPAUSE_CONT)
-                    }
-                case .cancel(let id):
-                    let transfer: CurlTransfer
-                    if let running = active.removeValue(forKey: id) {
-                        if let handle = running.handle { curl_multi_remove_handle(multi, handle) }
-                        transfer = running
-                    } else if let queued = waiting.remove(id: id) {
-                        transfer = queued
-                    } else {
-                        cancelledEarly.insert(id)
-                        continue
-                    }
-                    transfer.fail(TransportError(.cancelled, "the request was cancelled"))
-                }
-            }
-            if stopping {
-                for transfer in Array(active.values) + waiting.drain() {
-                    if let handle = transfer.handle { curl_multi_remove_handle(multi, handle) }
-                    transfer.fail(TransportError(.cancelled, "the transport shut down"))
-                }
-                active = [:]
-                let (waiters, jobs) = queue.withLock { queue in
-                    queue.stopped = true
-                    defer { queue.jobs = [] }
-                    return (
-                        finished.withLock { waiters in
-                            defer { waiters = [] }
-                            return waiters
-                        }, queue.jobs
-                    )
-                }
-                // No producer can claim a wake-up any more; let those that did
-                // finish theirs (one system call each) before the handle goes.
-                while wakersInFlight.load(ordering: .acquiring) > 0 { sched_yield() }
-                curl_multi_cleanup(multi)
-                #if os(Linux)
-                    // The cleanup may still report sockets to the loop.
-                    withExtendedLifetime(socketLoop) {}
-                    epoll?.close()
-                #endif
-                // Jobs that arrived during the shutdown go to the global executor.
-                for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
-                for waiter in waiters { waiter.resume() }
-                return
-            }
-            // The epoll loop waits first and reads completions after; the
-            // poll loop performs, reads completions, then waits.
-            #if os(Linux)
-                if let socketLoop {
-                    // Published before a sleep: what the commands changed is
-                    // visible while the loop waits (the poll loop publishes
-                    // after its perform, also before waiting).
-                    counts.store(active.count, ordering: .relaxed)
-                    waitingCount.store(waiting.count, ordering: .relaxed)
-                    let sleep = mayWait()
-                    socketLoop.turn(mayWait: sleep, active: active.count)
-                    if sleep { sleeping.store(false, ordering: .relaxed) }
-                } else {
-                    curl_multi_perform(multi, &running)
-                }
-            #else
-                curl_multi_perform(multi, &running)
-            #endif
-            var completed: [(CheckedContinuation<RawResponse, any Error>, Result<RawResponse, any Error>)] =
-                []
-            var remaining: Int32 = 0
-            while let message = curl_multi_info_read(multi, &remaining) {
-                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else {
-                    continue
-                }
-                let result = courier_message_result(message)
-                var context: UnsafeMutableRawPointer?
-                _ = courier_easy_getinfo_pointer(handle, CURLINFO_PRIVATE, &context)
-                guard let context else { continue }
-                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-                curl_multi_remove_handle(multi, handle)
-                active.removeValue(forKey: transfer.id)
-                while active.count < limit, let next = waiting.popFirst() { start(next) }
-                if transfer.isStreaming {
-                    // The head went to the caller already: the body's reader hears the end.
-                    transfer.endStream(transfer.outcome(result))
-                } else if let continuation = transfer.continuation {
-                    transfer.continuation = nil
-                    if transfer.sentFromEngineThread {
-                        // Its task runs here: resuming only queues a job on this thread.
-                        continuation.resume(with: transfer.outcome(result))
-                    } else {
-                        completed.append((continuation, transfer.outcome(result)))
-                    }
-                }
-            }
-            // One task resumes every completion of this iteration: the callers'
-            // jobs are enqueued from the pool instead of one cross-thread
-            // wake-up each.
-            if completed.count == 1, let (continuation, outcome) = completed.first {
-                continuation.resume(with: outcome)
-            } else if !completed.isEmpty {
-                let batch = Completions(items: completed)
-                Task { for (continuation, outcome) in batch.items { continuation.resume(with: outcome) } }
-            }
-            counts.store(active.count, ordering: .relaxed)
-            waitingCount.store(waiting.count, ordering: .relaxed)
-            #if os(Linux)
-                if socketLoop != nil { continue }
-            #endif
-            if mayWait() {
-                var descriptors: Int32 = 0
-                curl_multi_poll(multi, nil, 0, 1000, &descriptors)
-                sleeping.store(false, ordering: .relaxed)
-            }
-        }
-    }
-
-    /// Whether the engine may sleep: only with no work queued. Producers
-    /// wake it only when this says it sleeps (``claimWakeUp()``).
-    private func mayWait() -> Bool {
-        queue.withLock { queue in
-            guard queue.commands.isEmpty, queue.jobs.isEmpty, !queue.stopping else { return false }
-            sleeping.store(true, ordering: .relaxed)
-            return true
         }
     }
 }

@@ -24,5 +24,5 @@ struct MultiHandle: @unchecked Sendable {
 
 /// One loop iteration's completions, resumed together.
 struct Completions: Sendable {
-    let items: [(CheckedContinuation<RawResponse, any Error>, Result<RawResponse, any Error>)]
+    let items: [CurlCompletion]
 }

@@ -136,7 +136,7 @@ final class CurlTransfer {
         // Unretained, and safe: libcurl uses this pointer (callbacks,
         // CURLINFO_PRIVATE) only while the easy handle is in the engine's
         // multi handle, and the engine holds the transfer for exactly that
-        // long — `start(_:)` stores it in `active` before
+        // long — `start(_:in:)` stores it in `active` before
         // curl_multi_add_handle, and every path that drops it (completion,
         // cancellation, shutdown) calls curl_multi_remove_handle first, while
         // it still holds a reference. A handle back in the pool keeps the

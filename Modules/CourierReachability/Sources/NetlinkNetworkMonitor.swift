@@ -34,6 +34,7 @@
         /// - Parameter networkNamespace: A named network namespace (as
         ///   `ip netns add` makes them, under `/var/run/netns`) to watch
         ///   instead of the process's own — a container's, say.
+        /// - Returns: The running monitor.
         /// - Throws: ``NetworkMonitorError`` when netlink cannot be opened
         ///   or read, or the namespace cannot be entered.
         public static func start(networkNamespace: String? = nil) async throws(NetworkMonitorError)

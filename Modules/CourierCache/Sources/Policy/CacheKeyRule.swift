@@ -76,8 +76,12 @@ public struct CacheKeyRequest: Sendable {
 enum CacheKeyBuilder {
     /// The key for `request`, or `nil` when it has none: a streamed or file
     /// body, which cannot be read to digest it.
-    /// - Parameter credential: The credential's digest, when the key must
-    ///   include it.
+    /// - Parameters:
+    ///   - request: The request as it will be sent.
+    ///   - parameters: The endpoint's parameters, before encoding.
+    ///   - rule: What goes into the key.
+    ///   - credential: The credential's digest, when the key must include it.
+    /// - Returns: The key, or `nil` for a body that cannot be digested.
     static func key(
         for request: OutgoingRequest, parameters: Parameters?, rule: CacheKeyRule, credential: String?
     ) -> CacheKey? {

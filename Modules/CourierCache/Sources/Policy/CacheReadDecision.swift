@@ -20,6 +20,7 @@ enum CacheReadDecision {
     ///   - stored: What is stored, and how fresh it is.
     ///   - canRevalidate: Whether the stored response has a validator and the
     ///     endpoint follows HTTP's headers.
+    /// - Returns: What the cache stage does.
     static func decide(mode: CacheReadMode, role: CacheRole, stored: StoredState, canRevalidate: Bool)
         -> Action
     {

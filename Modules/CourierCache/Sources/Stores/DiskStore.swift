@@ -57,6 +57,7 @@ public actor DiskStore: CacheStore {
     ///     before failing: 5 s.
     /// - Throws: ``CacheStoreError`` when the directory or the database
     ///   cannot be made.
+    /// - Returns: The open store, its database ready.
     public static func open(
         directory: URL, sizeLimit: Int = 50 << 20, countLimit: Int = 100_000, inlineLimit: Int = 16 << 10,
         busyTimeout: Duration = .seconds(5)

@@ -46,8 +46,14 @@ extension APIClient {
     }
 
     /// Runs stages 1–6 of a streaming call and wraps the body it opened.
-    /// - Parameter reportsEnd: Whether plugins' `process` runs when this
-    ///   body ends (an event stream reports once for all its connections).
+    /// - Parameters:
+    ///   - endpoint: The API to call.
+    ///   - timeouts: The head and idle timeouts.
+    ///   - plugins: Plugins for this call only.
+    ///   - reportsEnd: Whether plugins' `process` runs when this body ends
+    ///     (an event stream reports once for all its connections).
+    /// - Returns: The open connection: head and body.
+    /// - Throws: ``CourierError`` when the call fails before the head is in.
     func openStream<Response>(
         _ endpoint: Endpoint<Response>, timeouts: StreamTimeouts, plugins: [any Plugin], reportsEnd: Bool
     ) async throws(CourierError) -> StreamConnection {

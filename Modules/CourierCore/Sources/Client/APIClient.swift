@@ -103,6 +103,7 @@ public final class APIClient: Sendable {
     ///   - endpoint: The API to call.
     ///   - plugins: Plugins for this call only, after the client's and the endpoint's.
     ///   - progress: Upload and download progress, from any thread.
+    /// - Returns: The model, the raw response, the metrics and the attempt count.
     /// - Throws: ``CourierError``.
     public func response<Response>(
         _ endpoint: Endpoint<Response>, plugins: [any Plugin] = [],

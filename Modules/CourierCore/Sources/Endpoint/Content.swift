@@ -41,6 +41,7 @@ public struct Content: Sendable {
     ///   - value: The value to encode.
     ///   - makeEncoder: Makes the encoder (called once per encoding); the
     ///     default is a plain `JSONEncoder`.
+    /// - Returns: JSON content, encoded when the request is built.
     public static func json<Value: Encodable & Sendable>(
         _ value: Value,
         encoder makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }

@@ -183,7 +183,10 @@ extension Endpoint {
     /// the order handlers run in and what a replay counts as.
     /// - Parameters:
     ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - fileID: Where the closure was written, for the default name; leave it out.
+    ///   - line: The line the closure was written on; leave it out.
     ///   - handler: Decides what happens to the result.
+    /// - Returns: A copy of the endpoint with the handler last.
     public func onResponse(
         name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
         _ handler:

@@ -29,6 +29,8 @@ public struct EndpointMapping: Sendable {
     /// Wraps a function from spec to spec.
     /// - Parameters:
     ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - fileID: Where the closure was written, for the default name; leave it out.
+    ///   - line: The line the closure was written on; leave it out.
     ///   - transform: Returns the spec to send.
     public init(
         name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,

@@ -57,6 +57,9 @@ enum ErrorMapping {
     ///     around the call, ``CourierError/Code/invalidRequest`` while building).
     ///   - stage: The stage for a foreign error.
     ///   - what: What the component is, for the message: `interceptor`, `plugin`.
+    ///   - request: The request the error belongs to, when there is one.
+    ///   - attempt: The attempt it happened in; 0 before the first.
+    /// - Returns: The error, named after the component when it raised it.
     static func raised(
         _ error: any Error, by component: Any, code: CourierError.Code, stage: CourierError.Stage,
         what: String, request: HTTPRequest? = nil, attempt: Int = 0

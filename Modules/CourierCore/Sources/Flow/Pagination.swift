@@ -96,6 +96,7 @@ public struct Pagination<Model: Sendable>: Sendable {
     ///   - firstPage: The first page's number: 1.
     ///   - count: Items on a page.
     ///   - isLast: Overrides "fewer than `size` items", e.g. with the server's `totalPages`.
+    /// - Returns: The pagination.
     public static func pageNumbers(
         pageKey: String = "page", sizeKey: String = "size", size: Int, firstPage: Int = 1,
         count: @escaping @Sendable (Model) -> Int, isLast: (@Sendable (Reply<Model>) -> Bool)? = nil

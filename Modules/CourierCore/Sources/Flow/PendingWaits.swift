@@ -31,8 +31,12 @@ struct PendingWaits<Outcome: Sendable>: Sendable {
     /// The waiting task hands over its continuation: returns the outcome
     /// that came first (the wait is closed; resume at once), or `nil` (the
     /// continuation is kept for ``end(_:with:)``).
-    /// - Parameter missing: The outcome for a wait that is not open (ended
-    ///   and closed by a path that should have kept its outcome: not expected).
+    /// - Parameters:
+    ///   - id: The wait's id.
+    ///   - continuation: The waiting task's continuation.
+    ///   - missing: The outcome for a wait that is not open (ended and
+    ///     closed by a path that should have kept its outcome: not expected).
+    /// - Returns: The outcome to resume with at once, or `nil` when it is kept.
     mutating func suspend(
         _ id: UInt64, _ continuation: CheckedContinuation<Outcome, Never>, missing: @autoclosure () -> Outcome
     ) -> Outcome? {

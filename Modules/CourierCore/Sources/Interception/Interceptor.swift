@@ -60,6 +60,8 @@ public struct ClosureInterceptor: Interceptor, NamedComponent, AuthenticatingInt
     /// Wraps a closure.
     /// - Parameters:
     ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - fileID: Where the closure was written, for the default name; leave it out.
+    ///   - line: The line the closure was written on; leave it out.
     ///   - body: Handles the request, usually by calling `next`.
     public init(
         name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
@@ -83,7 +85,10 @@ extension Interceptor where Self == ClosureInterceptor {
     /// An interceptor made from a closure.
     /// - Parameters:
     ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - fileID: Where the closure was written, for the default name; leave it out.
+    ///   - line: The line the closure was written on; leave it out.
     ///   - body: Handles the request, usually by calling `next`.
+    /// - Returns: The interceptor.
     public static func intercept(
         name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,
         _ body:

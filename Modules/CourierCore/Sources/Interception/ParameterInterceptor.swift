@@ -22,6 +22,8 @@ public struct ParameterInterceptor: Sendable, NamedComponent {
     /// Wraps a closure that returns the parameters to encode.
     /// - Parameters:
     ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - fileID: Where the closure was written, for the default name; leave it out.
+    ///   - line: The line the closure was written on; leave it out.
     ///   - body: Returns the parameters to encode.
     public init(
         name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,

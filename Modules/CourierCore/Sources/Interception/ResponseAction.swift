@@ -50,6 +50,8 @@ public struct ResponseHandler<Model: Sendable>: Sendable, NamedComponent {
     /// Wraps a closure.
     /// - Parameters:
     ///   - name: A name for errors and logs; by default the place the closure was written.
+    ///   - fileID: Where the closure was written, for the default name; leave it out.
+    ///   - line: The line the closure was written on; leave it out.
     ///   - body: Decides what happens to the result.
     public init(
         name: String? = nil, fileID: StaticString = #fileID, line: UInt = #line,

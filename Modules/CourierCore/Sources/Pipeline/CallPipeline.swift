@@ -35,8 +35,12 @@ struct CallPipeline: Sendable {
 
     /// Runs the call to its end: a pass, decoding, and — when the endpoint has
     /// response handlers — their decision and any replays.
-    /// - Parameter stored: For a caller that takes every delivery: where the
-    ///   cache's deliveries before the call's own result go.
+    /// - Parameters:
+    ///   - endpoint: The call's endpoint.
+    ///   - start: The call's state before its first pass.
+    ///   - stored: For a caller that takes every delivery: where the cache's
+    ///     deliveries before the call's own result go.
+    /// - Returns: The reply, or the error the call ended with.
     func run<Response>(
         _ endpoint: Endpoint<Response>, _ start: CallState, stored: StoredDeliverySink<Response>? = nil
     ) async

@@ -99,6 +99,7 @@ extension TransportOptions {
     ///   - operation: The transport's wait for its exchange.
     ///   - onCancel: Stops the exchange; `operation` should then end promptly.
     /// - Returns: What `operation` returns.
+    /// - Throws: What `operation` throws.
     public func withCancellationHandler<T: Sendable>(
         _ operation: () async throws -> T, onCancel: @escaping @Sendable () -> Void
     ) async throws -> T {

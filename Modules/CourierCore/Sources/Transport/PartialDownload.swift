@@ -101,6 +101,7 @@ public final class PartialDownload {
     /// - Throws: ``TransportError/Code/connectionReset`` for a length that does
     ///   not match, ``TransportError/Code/fileSystem`` when the move fails;
     ///   either way the temporary file is removed.
+    /// - Returns: The file's final place.
     public func commit(expectedLength: Int64?) throws(TransportError) -> URL {
         guard !finished else { throw TransportError(.fileSystem, "the download was already finished") }
         close(descriptor)

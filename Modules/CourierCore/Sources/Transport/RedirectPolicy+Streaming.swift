@@ -31,6 +31,7 @@ extension RedirectPolicy {
     ///   - request: The first hop.
     ///   - options: Cookies for every hop, the body limit for re-sent bodies.
     ///   - open: Sends one hop and returns once its head is in.
+    /// - Returns: The last hop's response, its body still open.
     /// - Throws: What `open` throws, and ``TransportError`` with code
     ///   ``TransportError/Code/redirectRefused``.
     public func streamExchange(

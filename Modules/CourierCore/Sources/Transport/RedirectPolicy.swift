@@ -60,6 +60,7 @@ public struct RedirectPolicy: Sendable {
     ///   - response: The response just received.
     ///   - request: The request that got it.
     ///   - visited: Every URL requested so far in this exchange, updated here.
+    /// - Returns: The next hop's request, or `nil` to deliver `response`.
     /// - Throws: ``TransportError`` with code ``TransportError/Code/redirectRefused``
     ///   for a loop, too many hops, a bad target or a body that cannot be resent.
     public func next(after response: RawResponse, for request: OutgoingRequest, visited: inout [String])
