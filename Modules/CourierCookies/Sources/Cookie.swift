@@ -34,7 +34,7 @@ public struct Cookie: Sendable, Hashable, Codable {
     /// When it was last sent or set.
     public var lastAccessed: Date
 
-    /// Creates a cookie; ``CookieJar/set(_:)`` checks it as if a response had set it.
+    /// Creates a cookie; `CookieJar/set(_:)` checks it as if a response had set it.
     public init(
         name: String, value: String, domain: String, hostOnly: Bool = true, path: String = "/",
         secure: Bool = false, httpOnly: Bool = false, sameSite: SameSite? = nil, expires: Date? = nil,

@@ -2,7 +2,7 @@ import CourierCore
 
 /// The platform's own monitor, for code that runs on both.
 public enum SystemNetworkMonitor {
-    /// ``NetlinkNetworkMonitor`` on Linux, ``PathNetworkMonitor`` where
+    /// ``NetlinkNetworkMonitor`` on Linux, `PathNetworkMonitor` where
     /// Apple's Network framework exists.
     ///
     /// - Throws: ``NetworkMonitorError`` when the Linux monitor cannot start.

@@ -6,7 +6,7 @@
 
 /// The request body an endpoint sends.
 ///
-/// Query parameters are separate (``Endpoint/query``), so a body and a query
+/// Query parameters are separate (``EndpointSpec/query``), so a body and a query
 /// go together naturally. Parameters in `.form` and `.jsonParameters` pass
 /// through parameter interceptors before they are encoded.
 public struct Content: Sendable {

@@ -14,7 +14,7 @@
 /// let update = Endpoint<Cart>(.put("cart/items/7"), on: .api).concurrency(.waitUntilAllDone)
 /// ```
 ///
-/// The rules live in ``ConcurrencyGroupState`` (a value, tested as a table);
+/// The rules live in `ConcurrencyGroupState` (an internal value, tested as a table);
 /// this class holds it behind one lock and carries out its decisions:
 /// wakes queued attempts, and ends calls that `cancelOthers` cancelled through
 /// their ``CallCancellation`` (their transfer stops). When nothing waits, an

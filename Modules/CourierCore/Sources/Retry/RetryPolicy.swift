@@ -14,7 +14,7 @@ import HTTPTypes
 /// .delays(maxAttempts: 4) { retry in [.seconds(5), .seconds(5), .seconds(10)][retry] }
 /// ```
 ///
-/// The decision itself is ``decide(after:attempt:method:bodyIsReplayable:elapsed:now:)``:
+/// The decision itself is ``decide(after:attempt:method:bodyIsReplayable:elapsed:now:carriesIdempotencyKey:)``:
 /// a pure function, tested without I/O; the clock is injected into the client.
 public struct RetryPolicy: Sendable {
     /// Attempts in total, the first included; 1 means never retry.

@@ -3,7 +3,7 @@ import HTTPTypes
 /// A response as the transport delivered it: status, headers, body, metrics.
 ///
 /// Validation, envelope checks and decoding work on this value; the
-/// ``APIClient/response(_:progress:)`` form returns it beside the model.
+/// ``APIClient/response(_:plugins:progress:)`` form returns it beside the model.
 ///
 /// A response the pipeline has validated carries a stamp saying which call
 /// validated it, with the envelope head it read; changing ``head`` or

@@ -1,0 +1,53 @@
+"""Writes the public API of Courier's library modules as text, one file per
+module, from the symbol graphs swift-docc-plugin extracted (scripts/check-docs):
+every public symbol with its declaration, and every conformance of a public
+type. Sorted, so that a diff of two dumps shows exactly what changed.
+
+Usage: api_dump.py SYMBOL_GRAPH_DIR OUT_DIR MODULE...
+"""
+
+import json
+import pathlib
+import sys
+
+
+def declaration(symbol):
+    text = "".join(fragment["spelling"] for fragment in symbol.get("declarationFragments", []))
+    return " ".join(text.split())
+
+
+def dump(folder):
+    lines = set()
+    for graph_file in sorted(folder.glob("*.symbols.json")):
+        graph = json.loads(graph_file.read_text())
+        # "CourierCache@CourierCore.symbols.json" holds CourierCache's extensions of CourierCore's types.
+        extended = graph_file.name.split(".")[0].partition("@")[2]
+        prefix = f"{extended}." if extended else ""
+        names = {}
+        for symbol in graph["symbols"]:
+            precise = symbol["identifier"]["precise"]
+            if "::SYNTHESIZED::" in precise or symbol.get("accessLevel") not in ("public", "open"):
+                continue
+            path = prefix + ".".join(symbol["pathComponents"])
+            names[precise] = path
+            kind = symbol["kind"]["identifier"].removeprefix("swift.")
+            lines.add(f"{path} [{kind}] {declaration(symbol)}")
+        for relation in graph["relationships"]:
+            if relation["kind"] != "conformsTo" or relation["source"] not in names:
+                continue
+            target = relation.get("targetFallback") or names.get(relation["target"], relation["target"])
+            lines.add(f"{names[relation['source']]} conforms to {target}")
+    return sorted(lines)
+
+
+def main():
+    graphs, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+    out.mkdir(parents=True, exist_ok=True)
+    for module in sys.argv[3:]:
+        folder = graphs / module
+        if not folder.is_dir():
+            sys.exit(f"api_dump: no symbol graphs for {module} in {graphs} (run scripts/check-docs first)")
+        (out / f"{module}.txt").write_text("".join(line + "\n" for line in dump(folder)))
+
+
+main()
