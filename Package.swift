@@ -209,6 +209,13 @@ let package = Package(
             ],
             path: "Modules/CourierCacheRedis/Tests"
         ),
+        // CurlTransfer's lifetime on every path that ends a transfer, run under
+        // AddressSanitizer by scripts/check-curl-lifetime.
+        .executableTarget(
+            name: "courier-curl-lifetime-probe",
+            dependencies: ["Courier"],
+            path: "Tools/CourierCurlLifetimeProbe"
+        ),
         // A second client process for the Redis store's tests: two processes, one cache.
         .executableTarget(
             name: "courier-cache-redis-probe",

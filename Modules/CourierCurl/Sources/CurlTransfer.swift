@@ -141,8 +141,11 @@ final class CurlTransfer {
         // cancellation, shutdown) calls curl_multi_remove_handle first, while
         // it still holds a reference. A handle back in the pool keeps the
         // stale pointer but is never performed until `activate()` sets it
-        // anew. (scripts/check-asan runs every transfer test under
-        // AddressSanitizer, which reports a use after free.)
+        // anew. scripts/check-curl-lifetime (in the test command) runs every
+        // path that ends a transfer under AddressSanitizer, answers the
+        // cancelled ones late so that libcurl would call back into a freed
+        // transfer if it still had it, and fails on any use after free; an
+        // engine that skips one curl_multi_remove_handle fails it.
         let context = Unmanaged.passUnretained(self).toOpaque()
         for option in [
             CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_READDATA, CURLOPT_SEEKDATA,

@@ -59,8 +59,7 @@ public final class TestClock: CourierClock {
 
     /// ``now`` after the start date.
     public var date: Date {
-        let (seconds, attoseconds) = now.components
-        return startDate.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+        startDate.addingTimeInterval(now.seconds)
     }
 
     /// Every duration passed to `sleep`, in order.

@@ -174,8 +174,7 @@ public final class URLSessionTransport: StreamingTransport {
         urlRequest.httpMethod = head.method.rawValue
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         if let timeout = options.timeout {
-            let (seconds, attoseconds) = timeout.components
-            urlRequest.timeoutInterval = max(0.001, Double(seconds) + Double(attoseconds) / 1e18)
+            urlRequest.timeoutInterval = max(0.001, timeout.seconds)
         }
         for field in head.headerFields {
             if field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
