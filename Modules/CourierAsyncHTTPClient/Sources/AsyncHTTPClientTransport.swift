@@ -119,8 +119,7 @@
 
         /// Sends the request; see `Transport` for the contract.
         public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
-            try Task.checkCancellation()
-            if options.cancellation?.isCancelled == true { throw CancellationError() }
+            try options.checkCancellation()
             return try await configuration.redirects.exchange(request, options: options) { request in
                 try await perform(request, options: options)
             }

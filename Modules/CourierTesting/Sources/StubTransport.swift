@@ -90,8 +90,7 @@ public struct StubTransport: Transport {
             }
             try await options.sleep(for: latency, on: clock)
         }
-        try Task.checkCancellation()
-        if options.cancellation?.isCancelled == true { throw CancellationError() }
+        try options.checkCancellation()
         let outcome = try await responder(Request(head: request.head, body: body))
         switch outcome.kind {
         case .failure(let error):

@@ -1,20 +1,51 @@
 /// Turns response bytes into models, and reads envelopes: the one seam for
 /// JSON libraries.
 ///
-/// Core knows no JSON library. `CourierCodable` ships ``ResponseDecoder`` over
-/// `JSONDecoder`; `CourierJansson` one over jansson. Pick one per client, or
-/// override it per endpoint.
+/// Core knows no JSON library. The pipeline asks the decoder twice per
+/// response at most: ``readEnvelope(_:format:)`` when the node has an
+/// ``EnvelopeFormat`` (the code decides success before any model is
+/// decoded), then ``decode(_:from:at:envelope:)`` for the payload — or
+/// ``decode(_:from:at:)`` for the whole body when there is no envelope.
+///
+/// ### Use an existing one
+/// `CourierCodable`'s `CodableDecoder` (`.codable`) runs Foundation's
+/// `JSONDecoder`; `CourierJansson`'s `JanssonDecoder` parses once with
+/// jansson and reads the envelope and the payload from the same tree. Pick
+/// one per client (``APIClient/Configuration/decoder``), or override it per
+/// endpoint.
 ///
 /// ### Implement your own
 /// Decode `type` from the value at `path` (empty for the whole document);
 /// read the envelope without decoding `data`. Throw `DecodingError` or
-/// ``EnvelopeReadError``; the pipeline wraps them in ``CourierError``.
+/// ``EnvelopeReadError``; the pipeline wraps them in ``CourierError`` with
+/// code ``CourierError/Code/decoding`` or ``CourierError/Code/envelope``.
+///
+/// ```swift
+/// struct PropertyListDecoding: ResponseDecoder {
+///     func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at path: [String]) throws -> T {
+///         try PropertyListDecoder().decode(T.self, from: Data(body))   // path: [] only
+///     }
+///     func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead {
+///         throw EnvelopeReadError(.notJSON, "property lists carry no envelope")
+///     }
+/// }
+/// ```
 public protocol ResponseDecoder: Sendable {
     /// Decodes the value at `path` (object keys; empty means the root).
+    /// - Parameters:
+    ///   - type: The model type.
+    ///   - body: The response body, exactly as received (a UTF-8 byte order
+    ///     mark included, if the server sent one).
+    ///   - path: Object keys from the root to the value; empty for the root.
+    /// - Returns: The decoded model.
     /// - Throws: `DecodingError` when the value does not fit the type.
     func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at path: [String]) throws -> T
 
     /// Reads an envelope's code, message and whether `data` is present.
+    /// - Parameters:
+    ///   - body: The response body.
+    ///   - format: Where the code, message and payload are.
+    /// - Returns: The code, the message and whether the payload is there.
     /// - Throws: ``EnvelopeReadError`` when the body is not a well-formed envelope.
     func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead
 

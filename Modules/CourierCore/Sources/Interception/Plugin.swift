@@ -40,17 +40,21 @@ public protocol Plugin: Sendable {
 }
 
 extension Plugin {
-    /// Returns the request unchanged.
+    /// Returns the request unchanged: a plugin that only observes need not
+    /// write this hook.
     public func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest { request }
-    /// Does nothing.
+    /// Does nothing: implement it to see each attempt's head just before the
+    /// transport sends it.
     public func willSend(_ request: HTTPRequest, context: CallContext) async {}
-    /// Does nothing.
+    /// Does nothing: implement it to see what the transport returned for
+    /// each attempt (one call for every `willSend`).
     public func didReceive(
         _ result: Result<RawResponse, CourierError>, request: HTTPRequest, context: CallContext
     )
         async
     {}
-    /// Returns the result unchanged.
+    /// Returns the result unchanged: implement it to replace a pass's
+    /// result before decoding.
     public func process(_ result: Result<RawResponse, CourierError>, context: CallContext) async
         -> Result<RawResponse, CourierError>
     { result }

@@ -92,6 +92,16 @@ public final class CallCancellation: Sendable {
 }
 
 extension TransportOptions {
+    /// Throws `CancellationError` when the calling task, or the call from
+    /// outside (``cancellation``), is already cancelled: the check a
+    /// transport makes before it starts an exchange, so that nothing is sent
+    /// for a call that has ended.
+    /// - Throws: `CancellationError`.
+    public func checkCancellation() throws {
+        try Task.checkCancellation()
+        if cancellation?.isCancelled == true { throw CancellationError() }
+    }
+
     /// Runs `operation`; calls `onCancel` once, from any thread, when the
     /// calling task is cancelled or the call is cancelled from outside
     /// (``cancellation``) — whichever comes first — while it runs.

@@ -14,8 +14,7 @@ extension RedirectPolicy {
         _ request: OutgoingRequest, options: TransportOptions,
         open: @escaping @Sendable (OutgoingRequest, TransportOptions) async throws -> StreamingResponse
     ) async throws -> StreamingResponse {
-        try Task.checkCancellation()
-        if options.cancellation?.isCancelled == true { throw CancellationError() }
+        try options.checkCancellation()
         var body = options
         body.timeout = nil
         let bodyOptions = body

@@ -13,7 +13,9 @@ import HTTPTypes
 ///   cancelled from outside (``TransportOptions/cancellation``, for
 ///   ``APIClient/cancelAll()``), and throw `CancellationError` or a
 ///   ``TransportError`` with code ``TransportError/Code/cancelled``;
-///   ``TransportOptions/withCancellationHandler(_:onCancel:)`` covers both;
+///   ``TransportOptions/checkCancellation()`` before an exchange starts and
+///   ``TransportOptions/withCancellationHandler(_:onCancel:)`` while it runs
+///   cover both;
 /// - follow redirects with ``RedirectPolicy/exchange(_:options:perform:)``,
 ///   which also applies ``TransportOptions/cookies`` on every hop;
 /// - write the body to ``TransportOptions/destination`` when one is given and
