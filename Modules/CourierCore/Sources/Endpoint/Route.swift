@@ -7,7 +7,12 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
     /// The path, relative to the node's base URL.
     public var path: RoutePath
 
-    /// Creates a route.
+    /// Creates a route from any method; ``get(_:)``, ``post(_:)`` and the
+    /// others read better for the common ones.
+    /// - Parameters:
+    ///   - method: The request method, `QUERY` or any other extension method included.
+    ///   - path: The path below the node's base URL; interpolated values are
+    ///     escaped as one segment each.
     public init(_ method: HTTPRequest.Method, _ path: RoutePath) {
         self.method = method
         self.path = path

@@ -57,7 +57,9 @@ public struct ClosureInterceptor: Interceptor, NamedComponent, AuthenticatingInt
     /// Set by ``Interceptor/bearer(fileID:line:_:)``.
     package var authenticatesRequests = false
 
-    /// Wraps a closure.
+    /// Makes an interceptor of a closure: for one-off behaviour that needs no
+    /// type of its own (``Interceptor/intercept(name:fileID:line:_:)`` reads
+    /// better in a list).
     /// - Parameters:
     ///   - name: A name for errors and logs; by default the place the closure was written.
     ///   - fileID: Where the closure was written, for the default name; leave it out.

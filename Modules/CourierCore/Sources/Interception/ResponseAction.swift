@@ -47,7 +47,8 @@ public struct ResponseHandler<Model: Sendable>: Sendable, NamedComponent {
     let body: @Sendable (Result<Model, CourierError>, ResponseContext) async throws -> ResponseAction<Model>
     let componentName: ComponentName
 
-    /// Wraps a closure.
+    /// Makes a response handler of a closure; ``Endpoint/onResponse(name:fileID:line:_:)``
+    /// appends one to an endpoint.
     /// - Parameters:
     ///   - name: A name for errors and logs; by default the place the closure was written.
     ///   - fileID: Where the closure was written, for the default name; leave it out.

@@ -36,7 +36,12 @@ public struct DownloadDestination: Sendable, Hashable {
     /// How to put it in place; both options may be combined.
     public var options: Options
 
-    /// Creates a destination.
+    /// Creates a destination: the body is written to a temporary file beside
+    /// `url` and moved there once complete, so `url` never holds half a body.
+    /// - Parameters:
+    ///   - url: Where the finished download goes.
+    ///   - options: Whether to create missing directories (the default),
+    ///     replace an existing file, or keep an interrupted download to resume.
     public init(_ url: URL, options: Options = [.createIntermediateDirectories]) {
         self.url = url
         self.options = options

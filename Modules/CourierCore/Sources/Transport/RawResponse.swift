@@ -30,7 +30,12 @@ public struct RawResponse: Sendable {
     /// `nil` for any other response.
     public var stream: StreamSummary?
 
-    /// Creates a response.
+    /// Creates a response, as a transport or a test double returns it.
+    /// - Parameters:
+    ///   - head: The status and header fields, as received.
+    ///   - body: The body in memory, or the file a download went to.
+    ///   - metrics: What the transport measured (timings, bytes, the
+    ///     connection's reuse); empty for a made-up response.
     public init(head: HTTPResponse, body: ResponseBody = .empty, metrics: TransportMetrics = .init()) {
         self.head = head
         self.body = body

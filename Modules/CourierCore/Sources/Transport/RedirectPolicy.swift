@@ -31,7 +31,15 @@ public struct RedirectPolicy: Sendable {
     /// Whether an `https` request may be redirected to `http`.
     public var allowsDowngrade: Bool
 
-    /// Creates a policy.
+    /// Creates a policy; the defaults are ``follow``.
+    /// - Parameters:
+    ///   - follows: Whether redirects are followed at all; `false` returns the
+    ///     3xx response as it is.
+    ///   - maxRedirects: The most hops followed; one more fails with
+    ///     ``TransportError/Code/redirectRefused``.
+    ///   - crossOriginHeaders: The only header fields kept on a hop to another
+    ///     origin (credentials never are).
+    ///   - allowsDowngrade: Whether an https URL may redirect to http.
     public init(
         follows: Bool = true, maxRedirects: Int = 5,
         crossOriginHeaders: Set<HTTPField.Name> = RedirectPolicy.safeHeaders, allowsDowngrade: Bool = false

@@ -51,7 +51,11 @@ public struct OutgoingRequest: Sendable {
     /// The body, if any.
     public var body: RequestBody?
 
-    /// Creates a request.
+    /// Creates a request, as the pipeline hands it to interceptors and the transport.
+    /// - Parameters:
+    ///   - head: Method, URL parts and header fields.
+    ///   - body: The body, or `nil` for none; one made from a stream can be
+    ///     sent only once, which the retry policy knows.
     public init(head: HTTPRequest, body: RequestBody? = nil) {
         self.head = head
         self.body = body
