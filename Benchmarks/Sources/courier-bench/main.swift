@@ -195,7 +195,7 @@ for round in 1...rounds {
     }
     FileHandle.standardError.write(Data("round \(round) of \(rounds) done\n".utf8))
 }
-try await ahc.shutdown()
+await ahc.shutdown()
 
 let output = BenchReport()
 output.say(
