@@ -11,7 +11,7 @@
         /// from the socket only as its body sequence is pulled, and the body
         /// is pulled into a bounded buffer, so a reader a megabyte behind
         /// holds the connection back. `options`' `timeout` bounds the wait for
-        /// the head only. See `StreamingTransport`.
+        /// the head only. See ``/CourierCore/StreamingTransport``.
         public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
             -> StreamingResponse
         {

@@ -6,16 +6,16 @@
     import NIOHTTPCompression
     import NIOPosix
 
-    /// A `Transport` over async-http-client (SwiftNIO): for a
+    /// A ``/CourierCore/Transport`` over async-http-client (SwiftNIO): for a
     /// server that already runs on SwiftNIO and wants one event loop group,
     /// one connection pool and NIOSSL for everything.
     ///
-    /// Redirects are followed by Courier's `RedirectPolicy`
+    /// Redirects are followed by Courier's ``/CourierCore/RedirectPolicy``
     /// (async-http-client's own are off), so the cross-origin rules and the
     /// cookie jar hold as over every transport; the per-request timeout is a
     /// total deadline, body included. Gaps: pinned public keys (NIOSSL has no
     /// pinning that async-http-client exposes) fail with
-    /// `TransportError.Code.unsupported`; the rest is listed in
+    /// ``/CourierCore/TransportError/Code/unsupported``; the rest is listed in
     /// the module's README.
     ///
     /// Needs the package's `AsyncHTTPClient` trait:
@@ -77,8 +77,8 @@
         /// Creates a transport with its own `HTTPClient` on the process's
         /// shared event loop group; call ``shutdown()`` when done with it.
         ///
-        /// - Throws: `TransportError.Code.unsupported` for pinned
-        ///   public keys; `TransportError.Code.tls` when a CA
+        /// - Throws: ``/CourierCore/TransportError/Code/unsupported`` for pinned
+        ///   public keys; ``/CourierCore/TransportError/Code/tls`` when a CA
         ///   bundle, certificate or key cannot be read.
         public init(configuration: Configuration = .init()) throws(TransportError) {
             var settings = HTTPClient.Configuration(
@@ -117,7 +117,7 @@
             }
         }()
 
-        /// Sends the request; see `Transport` for the contract.
+        /// Sends the request; see ``/CourierCore/Transport`` for the contract.
         public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
             try options.checkCancellation()
             return try await configuration.redirects.exchange(request, options: options) { request in

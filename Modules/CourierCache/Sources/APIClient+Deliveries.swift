@@ -17,7 +17,7 @@ extension APIClient {
     /// ```
     ///
     /// The call starts when iteration starts; cancelling the iterating task
-    /// cancels the call and ends the sequence. `send(_:plugins:progress:)` on the same endpoint returns
+    /// cancels the call and ends the sequence. ``/CourierCore/APIClient/send(_:plugins:progress:)`` on the same endpoint returns
     /// the last delivery's model.
     public func deliveries<Response>(_ endpoint: Endpoint<Response>, plugins: [any Plugin] = [])
         -> CacheDeliveries<Response>

@@ -5,7 +5,7 @@ import CourierCore
 /// A call through ``CourierCore/APIClient/deliveries(_:plugins:)`` delivers
 /// once or twice, always in this order, and its last delivery says so
 /// (``isLast``):
-/// - a stored response (``CacheSource/cache``), or the `CourierError.Code.cache`
+/// - a stored response (``CacheSource/cache``), or the ``/CourierCore/CourierError/Code/cache``
 ///   error that says why a stored one could not be used — never for a
 ///   plain miss;
 /// - the network's result (``CacheSource/network``, or

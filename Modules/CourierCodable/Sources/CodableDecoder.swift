@@ -1,7 +1,7 @@
 import CourierCore
 import Foundation
 
-/// A `ResponseDecoder` over Foundation's `JSONDecoder`.
+/// A ``/CourierCore/ResponseDecoder`` over Foundation's `JSONDecoder`.
 ///
 /// Configure the decoder's strategies once; every decode uses them:
 ///

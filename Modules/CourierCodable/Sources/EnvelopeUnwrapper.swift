@@ -1,13 +1,13 @@
 import CourierCore
 import Foundation
 
-/// A `ResponseTransformer` that replaces the body with the envelope's
+/// A ``/CourierCore/ResponseTransformer`` that replaces the body with the envelope's
 /// payload (ACINetworking's `Transformer`): `{"code":0,"data":{…}}` → `{…}`.
 ///
 /// Usually the decoder reads the payload in place and this is not needed; use
 /// it when the payload goes to code that expects the bare JSON.
 public struct EnvelopeUnwrapper: ResponseTransformer {
-    /// The format whose `EnvelopeFormat/dataPath` is unwrapped.
+    /// The format whose ``/CourierCore/EnvelopeFormat/dataPath`` is unwrapped.
     public let format: EnvelopeFormat
 
     /// Creates an unwrapper for a format.

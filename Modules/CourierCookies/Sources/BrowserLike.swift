@@ -4,7 +4,7 @@ extension APIClient.Configuration {
     /// A configuration that keeps a session the way a browser does: a
     /// ``CookieJar`` (every `Set-Cookie` stored, every request and redirect
     /// hop carrying what applies) and redirects followed by the transport's
-    /// `RedirectPolicy`. For a client that logs in to a site and then
+    /// ``/CourierCore/RedirectPolicy``. For a client that logs in to a site and then
     /// calls it as that user; a server calling APIs for many users wants
     /// the default (no jar), or one jar per user.
     ///

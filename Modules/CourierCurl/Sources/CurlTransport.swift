@@ -121,7 +121,7 @@ public final class CurlTransport: StreamingTransport {
     private let buffers: CurlBufferPool
 
     /// Creates a transport with its own thread and connection cache.
-    /// - Throws: `TransportError` when libcurl cannot be initialised.
+    /// - Throws: ``/CourierCore/TransportError`` when libcurl cannot be initialised.
     public init(configuration: Configuration = .init()) throws(TransportError) {
         self.configuration = configuration
         self.engine = try CurlEngine(configuration: configuration)
@@ -140,7 +140,7 @@ public final class CurlTransport: StreamingTransport {
         }
     }()
 
-    /// Sends the request through libcurl; see `Transport` for the contract.
+    /// Sends the request through libcurl; see ``/CourierCore/Transport`` for the contract.
     public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         try options.checkCancellation()
         return try await configuration.redirects.exchange(request, options: options) {
@@ -153,7 +153,7 @@ public final class CurlTransport: StreamingTransport {
     /// followed as ``Configuration/redirects`` says); the body arrives
     /// through the response's stream, the transfer paused whenever the reader
     /// falls a megabyte behind. `options`' `timeout` bounds the wait for the
-    /// head only; `maxBodySize` does not apply. See `StreamingTransport`.
+    /// head only; `maxBodySize` does not apply. See ``/CourierCore/StreamingTransport``.
     public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
         -> StreamingResponse
     {

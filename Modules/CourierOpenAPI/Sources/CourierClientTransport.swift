@@ -9,7 +9,7 @@ import OpenAPIRuntime
 #endif
 
 /// A swift-openapi-runtime `ClientTransport` that sends every operation of a
-/// generated client through a Courier `APIClient`: its
+/// generated client through a Courier ``/CourierCore/APIClient``: its
 /// transport (CurlTransport, URLSessionTransport, AsyncHTTPClientTransport or
 /// a test double), its per-call and per-attempt interceptors, plugins
 /// (access token, logging, metrics, tracing), retry policy, redirect policy,
@@ -25,10 +25,10 @@ import OpenAPIRuntime
 ///
 /// Every response goes back to the generated client, whose documented cases
 /// (`.unauthorized`, `.undocumented`) are how an OpenAPI user handles a 4xx
-/// or 5xx: a status the client's `Validation` refuses is still
+/// or 5xx: a status the client's ``/CourierCore/Validation`` refuses is still
 /// retried by the retry policy first (a 503 with `Retry-After`, say), and
 /// the last answer is returned, not thrown. Transport failures (a reset, a
-/// timeout once retries are spent) are thrown as `CourierError`,
+/// timeout once retries are spent) are thrown as ``/CourierCore/CourierError``,
 /// which the generated client wraps in its `ClientError`.
 ///
 /// Logs and metrics name each call by its operation ID (`GET getOrder`),

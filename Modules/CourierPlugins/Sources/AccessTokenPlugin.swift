@@ -19,9 +19,9 @@ import HTTPTypes
 /// let status = Endpoint<Status>(.get("status"), on: .api).authorization(.none)
 /// ```
 ///
-/// An endpoint marked `Endpoint.withoutAuthentication()` gets no
+/// An endpoint marked ``/CourierCore/Endpoint/withoutAuthentication()`` gets no
 /// token, whatever its type. The value is checked before it is sent: a
-/// token with a line break is refused (`CourierError.Code.invalidHeader`),
+/// token with a line break is refused (``/CourierCore/CourierError/Code/invalidHeader``),
 /// never sent, never echoed. The token closure runs once per attempt, so a
 /// retry sends the token current at that time.
 ///

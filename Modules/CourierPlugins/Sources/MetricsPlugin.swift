@@ -21,7 +21,7 @@ import HTTPTypes
 ///
 /// Dimensions are bounded: `endpoint` is the route template
 /// (`GET users/{id}`, never `/users/7`), `status_class` is `2xx` … `5xx` or
-/// `none`, `error` and `outcome` are `CourierError.Code` values
+/// `none`, `error` and `outcome` are ``/CourierCore/CourierError/Code`` values
 /// or `none`. A request is timed from `willSend` to `didReceive` on the
 /// plugin's clock, failures included.
 ///

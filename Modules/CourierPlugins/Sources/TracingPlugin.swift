@@ -17,7 +17,7 @@ import Tracing
 ///   `http.request.resend_count` (from the second attempt),
 ///   `http.response.status_code`, `network.protocol.version` and, on
 ///   failure, `error.type` (the status code, or the
-///   `CourierError.Code`) and an error status.
+///   ``/CourierCore/CourierError/Code``) and an error status.
 /// - The attempt span's context is injected into the request's header
 ///   fields through the tracer's own injector (`traceparent` for a W3C
 ///   tracer such as swift-otel's).

@@ -1,7 +1,7 @@
 @_spi(Locking) import CourierCore
 
-/// A `NetworkMonitor` whose status a test sets: offline, the
-/// next attempt fails with `CourierError.Code.offline` and
+/// A ``/CourierCore/NetworkMonitor`` whose status a test sets: offline, the
+/// next attempt fails with ``/CourierCore/CourierError/Code/offline`` and
 /// nothing is sent; online again, calls go through.
 ///
 /// ```swift

@@ -3,7 +3,7 @@ import HTTPTypes
 
 /// A streaming transport test double: each connection is answered by a
 /// script — a head, then body steps (bytes, a wait for a gate, a drop, a
-/// hang until cancelled) — written into a real `BodyStreamBuffer`, so the
+/// hang until cancelled) — written into a real ``/CourierCore/BodyStreamBuffer``, so the
 /// reader's backpressure and cancellation behave as over a network.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ public final class ScriptedStreamTransport: StreamingTransport {
         case bytes([UInt8])
         /// Waits until the gate opens (the test decides when the next chunk comes).
         case wait(TestGate)
-        /// The connection drops: the body fails with `TransportError/Code/connectionReset`.
+        /// The connection drops: the body fails with ``/CourierCore/TransportError/Code/connectionReset``.
         case drop
         /// Nothing more arrives until the reader gives up.
         case hang

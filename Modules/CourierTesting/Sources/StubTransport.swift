@@ -17,8 +17,8 @@ import Synchronization
 ///
 /// With a `latency`, the answer comes after that much time on the given clock
 /// (a ``TestClock`` in tests); a shorter request timeout fails with
-/// `TransportError/Code/timedOut`; cancelling the task, or the call
-/// (`TransportOptions/cancellation`), stops the wait.
+/// ``/CourierCore/TransportError/Code/timedOut``; cancelling the task, or the call
+/// (``/CourierCore/TransportOptions/cancellation``), stops the wait.
 public struct StubTransport: Transport {
     /// What the responder is given: the head and the collected body.
     public struct Request: Sendable {
@@ -32,7 +32,7 @@ public struct StubTransport: Transport {
     public enum Exhausted: Sendable {
         /// Keep answering with the last outcome.
         case repeatLast
-        /// Fail every further request with `TransportError/Code/other`.
+        /// Fail every further request with ``/CourierCore/TransportError/Code/other``.
         case fail
     }
 

@@ -7,9 +7,9 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// A `Transport` over URLSession (FoundationNetworking on Linux).
+/// A ``/CourierCore/Transport`` over URLSession (FoundationNetworking on Linux).
 ///
-/// Redirects are followed by Courier's `RedirectPolicy`, not by URLSession,
+/// Redirects are followed by Courier's ``/CourierCore/RedirectPolicy``, not by URLSession,
 /// so the cross-origin rules match every other transport. The per-request
 /// timeout is a total deadline, enforced by the transport (URLSession's own
 /// timeout only measures idle time). Gaps on Linux are listed in the
@@ -35,8 +35,8 @@ public final class URLSessionTransport: StreamingTransport {
 
     /// Creates a transport with custom TLS trust or a client certificate.
     ///
-    /// - Throws: `TransportError/Code/unsupported` for anything but
-    ///   `TLSSettings/system`. On Linux, FoundationNetworking does not hand
+    /// - Throws: ``/CourierCore/TransportError/Code/unsupported`` for anything but
+    ///   ``/CourierCore/TLSSettings/system``. On Linux, FoundationNetworking does not hand
     ///   server-trust or client-certificate challenges to the delegate, so a
     ///   private CA, pins or mutual TLS cannot be honoured; on Apple platforms
     ///   Courier does not implement them yet. Use `CurlTransport`, which can.
@@ -56,7 +56,7 @@ public final class URLSessionTransport: StreamingTransport {
     /// A process-wide transport.
     public static let shared = URLSessionTransport()
 
-    /// Sends the request; see `Transport` for the contract.
+    /// Sends the request; see ``/CourierCore/Transport`` for the contract.
     public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         try options.checkCancellation()
         return try await redirects.exchange(request, options: options) { request in
@@ -65,11 +65,11 @@ public final class URLSessionTransport: StreamingTransport {
     }
 
     /// Sends the request and returns once the final head is in (redirects
-    /// followed by the `RedirectPolicy`); the body arrives through the
+    /// followed by the ``/CourierCore/RedirectPolicy``); the body arrives through the
     /// response's stream. `options`' `timeout` bounds the wait for the head
     /// only. On Linux, FoundationNetworking cannot pause a transfer: bytes a
     /// slow reader has not taken wait in memory up to `maxBodySize`, past
-    /// which the stream fails with `TransportError/Code/bodyTooLarge` (see
+    /// which the stream fails with ``/CourierCore/TransportError/Code/bodyTooLarge`` (see
     /// the module's README); Apple's URLSession suspends the task instead.
     public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
         -> StreamingResponse

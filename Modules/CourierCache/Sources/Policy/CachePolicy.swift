@@ -69,7 +69,7 @@ public struct CachePolicy: Sendable {
 /// | ``http`` | delivered; nothing is sent | revalidated with its validators (a 304 refreshes it), or the network |
 ///
 /// A stored response that no longer passes validation or decoding is
-/// reported as a `CourierError.Code.cache` error, removed, and the
+/// reported as a ``/CourierCore/CourierError/Code/cache`` error, removed, and the
 /// network answers instead. An open set: switch with a `default`.
 public struct CacheReadMode: Hashable, Sendable, CustomStringConvertible {
     enum Kind: Hashable, Sendable {
