@@ -8,8 +8,8 @@ import Synchronization
 /// A minimal HTTP/1.1 server on 127.0.0.1 for the probe, on threads of its
 /// own: `/ok` answers `200 ok` (keep-alive), `/reset…` resets the connection,
 /// and any path starting `/hold` is read and answered only when the probe
-/// says so (``answerHeld(prefix:)``). The probe waits
-/// for requests to arrive (``waitForRequests(_:prefix:)``), never for time.
+/// says so (``answerHeld(prefix:)``). The probe waits for requests to
+/// arrive (``waitForRequests(_:prefix:)``), never for time.
 final class LoopbackServer: Sendable {
     /// The bound port.
     let port: UInt16
@@ -84,11 +84,11 @@ final class LoopbackServer: Sendable {
         let ready = seen.withLock { seen in
             seen.paths.append(path)
             let paths = seen.paths
-            let ready = seen.waiters.filter { waiter in
-                paths.count(where: { $0.hasPrefix(waiter.prefix) }) >= waiter.count
-            }
+            var ready: [Waiter] = []
             seen.waiters.removeAll { waiter in
-                paths.count(where: { $0.hasPrefix(waiter.prefix) }) >= waiter.count
+                let done = paths.count(where: { $0.hasPrefix(waiter.prefix) }) >= waiter.count
+                if done { ready.append(waiter) }
+                return done
             }
             return ready
         }

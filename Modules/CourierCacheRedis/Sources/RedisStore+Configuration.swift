@@ -16,7 +16,7 @@ extension RedisStore {
         /// cache (old entries expire or are evicted by the server).
         public var version: Int
         /// The most bytes the namespace's entries may take, counted as
-        /// `CourierCache/CacheEntry/size` (body, fields and 64 bytes each):
+        /// ``/CourierCache/CacheEntry/size`` (body, fields and 64 bytes each):
         /// over it, the least recently read go first. Redis's own memory use
         /// is larger and is the server's `maxmemory` to bound. 256 MiB.
         public var sizeLimit: Int

@@ -3,7 +3,7 @@ import CourierCache
 import Foundation
 import Synchronization
 
-/// A `CourierCache/CacheStore` on Redis, shared by every process of a
+/// A ``/CourierCache/CacheStore`` on Redis, shared by every process of a
 /// fleet: what one instance stored, revalidated or removed, every other sees.
 ///
 /// ```swift
@@ -134,7 +134,7 @@ public final class RedisStore: CacheStore {
         return Int(reply.integer ?? 0)
     }
 
-    /// The bytes the namespace's entries take (`CourierCache/CacheEntry/size` summed).
+    /// The bytes the namespace's entries take (``/CourierCache/CacheEntry/size`` summed).
     public func totalSize() async throws(CacheStoreError) -> Int {
         try await number(command(["GET", keys.total]))
     }
@@ -145,7 +145,7 @@ public final class RedisStore: CacheStore {
     }
 
     /// Connects if need be and checks the server answers.
-    /// - Throws: ``CourierCache/CacheStoreError`` saying why it does not.
+    /// - Throws: ``/CourierCache/CacheStoreError`` saying why it does not.
     public func ping() async throws(CacheStoreError) {
         _ = try await command(["PING"])
     }

@@ -55,7 +55,7 @@ final class RedisWorker: Sendable {
     }
 
     /// Runs `request` on the thread and returns its reply.
-    /// - Throws: ``CourierCache/CacheStoreError``: `.busy` at once when the
+    /// - Throws: ``/CourierCache/CacheStoreError``: `.busy` at once when the
     ///   queue is full, `.unavailable` or `.timeout` when the server is down
     ///   or slow, `.database` for an error reply, `.closed` once stopped.
     func perform(_ request: Request) async throws(CacheStoreError) -> RedisReply {
@@ -121,7 +121,7 @@ final class RedisWorker: Sendable {
         var next = 0
         do throws(RedisLinkFailure) {
             let connection = try link.connected()
-            // (A script the link has not loaded yet is loaded here, before the batch goes out.)
+            // Building a script's EVALSHA loads the script first if the link has not yet.
             let commands = try jobs.map { job throws(RedisLinkFailure) in
                 try link.arguments(for: job.request, on: connection)
             }

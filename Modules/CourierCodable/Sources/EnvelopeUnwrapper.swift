@@ -17,18 +17,7 @@ public struct EnvelopeUnwrapper: ResponseTransformer {
     /// - Throws: `DecodingError` when the body is not JSON.
     public func transform(_ body: [UInt8]) throws -> [UInt8] {
         let tree = try JSONDecoder().decode(JSONValue.self, from: Data(JSONBytes.withoutBOM(body)))
-        return (tree.value(at: format.dataPath) ?? .null).serialized()
-    }
-}
-
-extension JSONValue {
-    /// The value at a key path through objects, `nil` when a key is absent.
-    fileprivate func value(at path: [String]) -> JSONValue? {
-        var current = self
-        for key in path {
-            guard let next = current[key] else { return nil }
-            current = next
-        }
-        return current
+        let payload = format.dataPath.reduce(Optional(tree)) { value, key in value?[key] }
+        return (payload ?? .null).serialized()
     }
 }

@@ -35,8 +35,7 @@ extension CurlEngine {
             }
             driveSockets(&state)
             resume(collectCompletions(&state))
-            counts.store(state.active.count, ordering: .relaxed)
-            waitingCount.store(state.waiting.count, ordering: .relaxed)
+            publishCounts(state)
             pollWhenIdle()
         }
     }
@@ -122,8 +121,7 @@ extension CurlEngine {
                 // Published before a sleep: what the commands changed is
                 // visible while the loop waits (the poll loop publishes
                 // after its perform, also before waiting).
-                counts.store(state.active.count, ordering: .relaxed)
-                waitingCount.store(state.waiting.count, ordering: .relaxed)
+                publishCounts(state)
                 let sleep = mayWait()
                 socketLoop.turn(mayWait: sleep, active: state.active.count)
                 if sleep { sleeping.store(false, ordering: .relaxed) }
@@ -132,6 +130,12 @@ extension CurlEngine {
         #endif
         var running: Int32 = 0
         curl_multi_perform(multi, &running)
+    }
+
+    /// Makes the transfer counts the transport reports match this thread's state.
+    private func publishCounts(_ state: EngineThreadState) {
+        counts.store(state.active.count, ordering: .relaxed)
+        waitingCount.store(state.waiting.count, ordering: .relaxed)
     }
 
     /// Takes every finished transfer out of libcurl, starts waiting ones in

@@ -1,31 +1,28 @@
 extension JSONValue: Encodable {
-    /// Writes the value through any `Encoder`; object members in their order.
+    /// Writes the value through any `Encoder`, so a model that holds a
+    /// `JSONValue` stays `Codable`.
     ///
-    /// For bytes, ``serialized(sortedKeys:)`` is faster and writes integers and
-    /// reals exactly as this type holds them.
+    /// The members of an object come out in whatever order the encoder
+    /// chooses (Foundation's `JSONEncoder` does not keep the written one). For
+    /// bytes, ``serialized(sortedKeys:)`` keeps the order, is faster, and
+    /// writes integers and reals exactly as this type holds them.
     public func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .null:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        case .bool(let flag):
-            var container = encoder.singleValueContainer()
-            try container.encode(flag)
-        case .int(let number):
-            var container = encoder.singleValueContainer()
-            try container.encode(number)
-        case .double(let number):
-            var container = encoder.singleValueContainer()
-            try container.encode(number)
-        case .string(let text):
-            var container = encoder.singleValueContainer()
-            try container.encode(text)
-        case .array(let items):
+        if case .array(let items) = self {
             var container = encoder.unkeyedContainer()
             for item in items { try container.encode(item) }
-        case .object(let members):
+        } else if case .object(let members) = self {
             var container = encoder.container(keyedBy: AnyKey.self)
             for (key, value) in members { try container.encode(value, forKey: AnyKey(key)) }
+        } else {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .bool(let flag): try container.encode(flag)
+            case .int(let number): try container.encode(number)
+            case .double(let number): try container.encode(number)
+            case .string(let text): try container.encode(text)
+            case .null: try container.encodeNil()
+            case .array, .object: break  // written above, as containers
+            }
         }
     }
 }
