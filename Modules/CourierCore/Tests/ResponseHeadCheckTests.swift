@@ -35,6 +35,37 @@ struct ResponseHeadCheckTests {
         }
     }
 
+    /// The byte-level entry CourierCurl uses, one field at a time, gives what
+    /// the list form gives for the same values.
+    @Test(
+        arguments: [
+            (["12"], 12), (["5, 5"], 5), (["5", "5"], 5), (["\t7 "], 7), (["05, 5"], 5), (["0"], 0),
+            (["5", "6"], nil), (["5, 6"], nil), (["-1"], nil), (["5 6"], nil), ([""], nil), (["5,"], nil),
+            ([", 5"], nil), (["99999999999999999999999"], nil), (["7", "07", " 7 , 7"], 7),
+        ] as [([String], Int?)])
+    func fieldByFieldMatchesTheList(values: [String], length: Int?) {
+        var agreed: Int?
+        var refused = false
+        for value in values {
+            let earlier = agreed
+            let outcome = Array(value.utf8).withUnsafeBytes { bytes in
+                Result { () throws(TransportError) in
+                    try ResponseHeadCheck.contentLength(fieldValue: bytes, agreeingWith: earlier)
+                }
+            }
+            switch outcome {
+            case .success(let length): agreed = length
+            case .failure(let error):
+                #expect(error.code == .protocolError)
+                refused = true
+            }
+            if refused { break }
+        }
+        #expect(refused == (length == nil), "\(values)")
+        if let length { #expect(agreed == length) }
+        #expect((try? ResponseHeadCheck.contentLength(values)) == length)
+    }
+
     @Test func lengthWithTransferEncodingIsRefused() {
         var fields = HTTPFields()
         fields[.contentLength] = "5"

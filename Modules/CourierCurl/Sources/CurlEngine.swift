@@ -27,7 +27,6 @@ final class CurlEngine: TaskExecutor, Sendable {
 
     struct Queue {
         var commands: [Command] = []
-        var nextID: UInt64 = 1
         var stopping = false
         var stopped = false
         /// Jobs of tasks that prefer this engine as their executor.
@@ -51,6 +50,8 @@ final class CurlEngine: TaskExecutor, Sendable {
         let socketLoop: EngineThreadLoop?
     #endif
     let queue = Locked(Queue())
+    /// The next transfer's id (``nextID()``).
+    private let ids = Atomic<UInt64>(1)
     /// The engine thread is in (or about to enter) `curl_multi_poll`: only
     /// then does new work need a wake-up. Set under the queue's lock (with
     /// the queue seen empty), read and cleared by producers under it; the
@@ -130,11 +131,9 @@ final class CurlEngine: TaskExecutor, Sendable {
         thread.start()
     }
 
+    /// A new transfer's id: unique for the engine's life, without the queue's lock.
     func nextID() -> UInt64 {
-        queue.withLock { queue in
-            defer { queue.nextID += 1 }
-            return queue.nextID
-        }
+        ids.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
     /// Queues a configured transfer; its continuation is resumed by the engine.

@@ -1,4 +1,5 @@
 import CourierCore
+import Foundation
 import HTTPTypes
 
 /// A response head assembled from libcurl's header callback, one line at a
@@ -14,16 +15,13 @@ struct CurlResponseHead {
     /// The latest head's `Content-Length`, when it has a valid one.
     private(set) var contentLength: Int?
     /// The fields of the latest head, in order.
-    private var collected: [HTTPField] = []
-    /// The latest head's `Content-Length` values as sent, checked together.
-    private var contentLengthValues: [String] = []
+    private(set) var fields = HTTPFields()
+    /// Whether the latest head has a `Content-Length` field (valid or not).
+    private var hasContentLength = false
     /// Whether the latest head has a `Transfer-Encoding` field.
     private var hasTransferEncoding = false
     /// Bytes of every head so far, 1xx included.
     private var bytes = 0
-
-    /// The fields of the latest head.
-    var fields: HTTPFields { HTTPFields(collected) }
 
     /// Takes one line (with its CRLF); returns why the transfer must stop, if it must.
     mutating func take(_ line: UnsafeRawBufferPointer) -> TransportError? {
@@ -43,13 +41,13 @@ struct CurlResponseHead {
         var stop = content.count
         while start < stop, content[start] == 32 || content[start] == 9 { start += 1 }
         while stop > start, content[stop - 1] == 32 || content[stop - 1] == 9 { stop -= 1 }
-        let value = String(decoding: content[start..<stop], as: UTF8.self)
-        if name == .contentLength { return takeContentLength(value) }
+        let valueBytes = UnsafeRawBufferPointer(rebasing: content[start..<stop])
+        if name == .contentLength { return takeContentLength(valueBytes) }
         if name == .transferEncoding {
             hasTransferEncoding = true
-            if !contentLengthValues.isEmpty { return ResponseHeadCheck.lengthAndTransferEncoding }
+            if hasContentLength { return ResponseHeadCheck.lengthAndTransferEncoding }
         }
-        collected.append(HTTPField(name: name, value: value))
+        fields.append(HTTPField(name: name, value: String(decoding: valueBytes, as: UTF8.self)))
         return nil
     }
 
@@ -57,10 +55,10 @@ struct CurlResponseHead {
 
     /// `HTTP/1.1 200 OK`, `HTTP/2 200`: the second token is the status.
     private mutating func startHead(_ line: UnsafeRawBufferPointer) -> TransportError? {
-        collected.removeAll(keepingCapacity: true)
-        collected.reserveCapacity(16)
+        fields = HTTPFields()
+        fields.reserveCapacity(16)
         contentLength = nil
-        contentLengthValues.removeAll()
+        hasContentLength = false
         hasTransferEncoding = false
         guard let firstSpace = line.firstIndex(of: 32) else { return invalid(line) }
         let codeStart = firstSpace + 1
@@ -78,13 +76,15 @@ struct CurlResponseHead {
         return nil
     }
 
-    /// One `Content-Length` field, checked with any earlier ones (``ResponseHeadCheck``).
-    private mutating func takeContentLength(_ value: String) -> TransportError? {
+    /// One `Content-Length` field, checked with any earlier ones (``ResponseHeadCheck``)
+    /// straight from its bytes.
+    private mutating func takeContentLength(_ value: UnsafeRawBufferPointer) -> TransportError? {
         if hasTransferEncoding { return ResponseHeadCheck.lengthAndTransferEncoding }
-        collected.append(HTTPField(name: .contentLength, value: value))
-        contentLengthValues.append(value)
+        fields.append(HTTPField(name: .contentLength, value: String(decoding: value, as: UTF8.self)))
+        let earlier = hasContentLength ? contentLength : nil
+        hasContentLength = true
         do {
-            contentLength = try ResponseHeadCheck.contentLength(contentLengthValues)
+            contentLength = try ResponseHeadCheck.contentLength(fieldValue: value, agreeingWith: earlier)
             return nil
         } catch {
             return error
@@ -112,8 +112,10 @@ struct CurlResponseHead {
     }()
 
     private static func name(_ bytes: UnsafeRawBufferPointer) -> HTTPField.Name? {
-        for (spelling, name) in common where spelling.count == bytes.count && bytes.elementsEqual(spelling) {
-            return name
+        guard let start = bytes.baseAddress else { return nil }
+        for (spelling, name) in common where spelling.count == bytes.count {
+            let same = spelling.withUnsafeBytes { $0.baseAddress.map { memcmp($0, start, bytes.count) == 0 } }
+            if same == true { return name }
         }
         return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
     }

@@ -147,9 +147,7 @@ final class CurlTransfer {
         // transfer if it still had it, and fails on any use after free; an
         // engine that skips one curl_multi_remove_handle fails it.
         let context = Unmanaged.passUnretained(self).toOpaque()
-        for option in [
-            CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_READDATA, CURLOPT_SEEKDATA,
-        ] {
+        for option in Self.contextOptions {
             try CurlErrorMapping.check(courier_easy_setopt_pointer(handle, option, context))
         }
         // Older libcurl lacks the hook; then a bodyless POST may be resent (README).
@@ -157,6 +155,11 @@ final class CurlTransfer {
             try CurlErrorMapping.check(courier_easy_setopt_pointer(handle, CURLOPT_PREREQDATA, context))
         }
     }
+
+    /// The options through which libcurl hands the transfer back to its callbacks.
+    private static let contextOptions = [
+        CURLOPT_PRIVATE, CURLOPT_WRITEDATA, CURLOPT_HEADERDATA, CURLOPT_READDATA, CURLOPT_SEEKDATA,
+    ]
 
     // MARK: - Callbacks (on the transport's thread)
 

@@ -97,7 +97,8 @@ enum EnvelopeTree {
     }
 
     static func code(in root: UnsafeMutablePointer<json_t>, path: [String]) throws -> EnvelopeCode {
-        let name = path.joined(separator: ".")
+        // Only error messages name the path: joined when one is thrown.
+        var name: String { path.joined(separator: ".") }
         guard let node = node(in: root, path: path) else {
             throw EnvelopeReadError(.missingCode, "the envelope has no \"\(name)\"")
         }

@@ -37,38 +37,75 @@ public enum ResponseHeadCheck {
     ///   number too large to hold, or members that disagree.
     public static func contentLength(_ values: some Sequence<String>) throws(TransportError) -> Int? {
         var length: Int?
-        for text in values {
-            for member in text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-                let value = try number(member, in: text)
-                if let length, length != value {
-                    throw TransportError(
-                        .protocolError, "conflicting Content-Length values \(length) and \(value)")
+        for var text in values {
+            let agreed = text.withUTF8 { bytes in
+                Result { () throws(TransportError) in
+                    try contentLength(fieldValue: UnsafeRawBufferPointer(bytes), agreeingWith: length)
                 }
-                length = value
             }
+            length = try agreed.get()
         }
         return length
     }
 
-    /// One list member: digits inside optional spaces and tabs.
-    private static func number(_ member: Substring.UTF8View, in text: String) throws(TransportError)
-        -> Int
+    /// The length one `Content-Length` field value states, checked against the
+    /// length the head's earlier `Content-Length` fields agreed on: for
+    /// transports that read a head field by field, straight from its bytes
+    /// (no string per value, no list built), with the rules of
+    /// ``contentLength(_:)``.
+    /// - Parameters:
+    ///   - bytes: The field's value, without the name; spaces around members are allowed.
+    ///   - earlier: The length earlier fields of the same head gave, if any.
+    /// - Returns: The length every member of this value (and `earlier`) agrees on.
+    /// - Throws: ``TransportError/Code/protocolError`` as ``contentLength(_:)`` does.
+    public static func contentLength(fieldValue bytes: UnsafeRawBufferPointer, agreeingWith earlier: Int?)
+        throws(TransportError) -> Int
     {
-        let isSpace = { (byte: UInt8) in byte == 32 || byte == 9 }
-        var digits = member.drop(while: isSpace)
-        while let last = digits.last, isSpace(last) { digits = digits.dropLast() }
-        guard !digits.isEmpty, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            throw TransportError(.protocolError, "invalid Content-Length \"\(text.prefix(100))\"")
+        var length = earlier
+        var memberStart = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ",") {
+            let value = try number(bytes, from: memberStart, to: index)
+            if let length, length != value {
+                throw TransportError(
+                    .protocolError, "conflicting Content-Length values \(length) and \(value)")
+            }
+            length = value
+            memberStart = index + 1
         }
+        // The loop ran at least once (index == bytes.count), so a length was set.
+        return length ?? 0
+    }
+
+    /// One list member, `bytes[start..<end]`: digits inside optional spaces and tabs.
+    private static func number(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int)
+        throws(TransportError) -> Int
+    {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 }
+        var first = start
+        var last = end
+        while first < last, isSpace(bytes[first]) { first += 1 }
+        while last > first, isSpace(bytes[last - 1]) { last -= 1 }
+        guard first < last else { throw invalidLength(bytes) }
         var value = 0
-        for digit in digits {
+        for index in first..<last {
+            let byte = bytes[index]
+            guard byte >= 48, byte <= 57 else { throw invalidLength(bytes) }
             let (times, overflowTimes) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflowSum) = times.addingReportingOverflow(Int(digit - 48))
+            let (sum, overflowSum) = times.addingReportingOverflow(Int(byte - 48))
             guard !overflowTimes, !overflowSum else {
-                throw TransportError(.protocolError, "Content-Length \"\(text.prefix(100))\" is too large")
+                throw TransportError(.protocolError, "Content-Length \"\(quoted(bytes))\" is too large")
             }
             value = sum
         }
         return value
+    }
+
+    private static func invalidLength(_ bytes: UnsafeRawBufferPointer) -> TransportError {
+        TransportError(.protocolError, "invalid Content-Length \"\(quoted(bytes))\"")
+    }
+
+    /// The start of a field value, for an error message.
+    private static func quoted(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(decoding: bytes.prefix(100), as: UTF8.self)
     }
 }
