@@ -1,5 +1,4 @@
 import CourierCore
-import Foundation
 import HTTPTypes
 
 /// A response head assembled from libcurl's header callback, one line at a
@@ -12,12 +11,10 @@ struct CurlResponseHead {
     private(set) var status: Int?
     /// The reason phrase of the latest status line.
     private(set) var reason = ""
-    /// The latest head's `Content-Length`, when it has a valid one.
+    /// The latest head's `Content-Length`, once it has one (an invalid one stops the transfer).
     private(set) var contentLength: Int?
     /// The fields of the latest head, in order.
     private(set) var fields = HTTPFields()
-    /// Whether the latest head has a `Content-Length` field (valid or not).
-    private var hasContentLength = false
     /// Whether the latest head has a `Transfer-Encoding` field.
     private var hasTransferEncoding = false
     /// Bytes of every head so far, 1xx included.
@@ -45,7 +42,7 @@ struct CurlResponseHead {
         if name == .contentLength { return takeContentLength(valueBytes) }
         if name == .transferEncoding {
             hasTransferEncoding = true
-            if hasContentLength { return ResponseHeadCheck.lengthAndTransferEncoding }
+            if contentLength != nil { return ResponseHeadCheck.lengthAndTransferEncoding }
         }
         fields.append(HTTPField(name: name, value: String(decoding: valueBytes, as: UTF8.self)))
         return nil
@@ -58,7 +55,6 @@ struct CurlResponseHead {
         fields = HTTPFields()
         fields.reserveCapacity(16)
         contentLength = nil
-        hasContentLength = false
         hasTransferEncoding = false
         guard let firstSpace = line.firstIndex(of: 32) else { return invalid(line) }
         let codeStart = firstSpace + 1
@@ -81,10 +77,9 @@ struct CurlResponseHead {
     private mutating func takeContentLength(_ value: UnsafeRawBufferPointer) -> TransportError? {
         if hasTransferEncoding { return ResponseHeadCheck.lengthAndTransferEncoding }
         fields.append(HTTPField(name: .contentLength, value: String(decoding: value, as: UTF8.self)))
-        let earlier = hasContentLength ? contentLength : nil
-        hasContentLength = true
         do {
-            contentLength = try ResponseHeadCheck.contentLength(fieldValue: value, agreeingWith: earlier)
+            contentLength = try ResponseHeadCheck.contentLength(
+                fieldValue: value, agreeingWith: contentLength)
             return nil
         } catch {
             return error
@@ -112,10 +107,9 @@ struct CurlResponseHead {
     }()
 
     private static func name(_ bytes: UnsafeRawBufferPointer) -> HTTPField.Name? {
-        guard let start = bytes.baseAddress else { return nil }
-        for (spelling, name) in common where spelling.count == bytes.count {
-            let same = spelling.withUnsafeBytes { $0.baseAddress.map { memcmp($0, start, bytes.count) == 0 } }
-            if same == true { return name }
+        for (spelling, name) in common
+        where spelling.count == bytes.count && spelling.withUnsafeBytes({ $0.elementsEqual(bytes) }) {
+            return name
         }
         return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
     }

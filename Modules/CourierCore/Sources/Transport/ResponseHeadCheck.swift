@@ -61,19 +61,20 @@ public enum ResponseHeadCheck {
     public static func contentLength(fieldValue bytes: UnsafeRawBufferPointer, agreeingWith earlier: Int?)
         throws(TransportError) -> Int
     {
-        var length = earlier
+        var agreed = earlier
         var memberStart = 0
-        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ",") {
-            let value = try number(bytes, from: memberStart, to: index)
-            if let length, length != value {
+        while true {
+            let memberEnd =
+                (memberStart..<bytes.count).first { bytes[$0] == UInt8(ascii: ",") } ?? bytes.count
+            let value = try number(bytes, from: memberStart, to: memberEnd)
+            if let agreed, agreed != value {
                 throw TransportError(
-                    .protocolError, "conflicting Content-Length values \(length) and \(value)")
+                    .protocolError, "conflicting Content-Length values \(agreed) and \(value)")
             }
-            length = value
-            memberStart = index + 1
+            guard memberEnd < bytes.count else { return value }
+            agreed = value
+            memberStart = memberEnd + 1
         }
-        // The loop ran at least once (index == bytes.count), so a length was set.
-        return length ?? 0
     }
 
     /// One list member, `bytes[start..<end]`: digits inside optional spaces and tabs.
