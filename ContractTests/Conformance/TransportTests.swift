@@ -338,26 +338,32 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         }
     }()
 
-    /// A new transport with no open connections, shut down by `body`'s end.
+    /// A new transport with no open connections, shut down by `body`'s end;
+    /// `maxConnectionsPerHost` `nil` keeps the transport's default.
     func withFresh<T: Sendable>(
-        redirects: RedirectPolicy = .follow, _ body: (any Transport) async throws -> T
+        redirects: RedirectPolicy = .follow, maxConnectionsPerHost: Int? = nil,
+        _ body: (any Transport) async throws -> T
     ) async throws -> T {
         switch self {
         case .curl, .curlPollLoop:
-            let loop: CurlTransport.Configuration.EventLoop = self == .curl ? .automatic : .poll
-            return try await withCurlTransport(configuration: .init(redirects: redirects, eventLoop: loop)) {
-                try await body($0)
-            }
+            var configuration = CurlTransport.Configuration(
+                redirects: redirects, eventLoop: self == .curl ? .automatic : .poll)
+            if let maxConnectionsPerHost { configuration.maxConnectionsPerHost = maxConnectionsPerHost }
+            return try await withCurlTransport(configuration: configuration) { try await body($0) }
         case .urlSession:
-            let transport = URLSessionTransport(redirects: redirects)
+            let transport =
+                if let maxConnectionsPerHost {
+                    URLSessionTransport(redirects: redirects, maxConnectionsPerHost: maxConnectionsPerHost)
+                } else {
+                    URLSessionTransport(redirects: redirects)
+                }
             defer { transport.shutdown() }
             return try await body(transport)
         case .asyncHTTPClient:
-            return try await withAsyncHTTPClientTransport(
-                configuration: .init(redirects: redirects, connectTimeout: .seconds(120))
-            ) {
-                try await body($0)
-            }
+            var configuration = AsyncHTTPClientTransport.Configuration(
+                redirects: redirects, connectTimeout: .seconds(120))
+            if let maxConnectionsPerHost { configuration.maxConnectionsPerHost = maxConnectionsPerHost }
+            return try await withAsyncHTTPClientTransport(configuration: configuration) { try await body($0) }
         }
     }
 }

@@ -8,9 +8,11 @@
 # ContractTests, which builds the same product as a dependency, so that
 # SwiftNIO is built once per run.
 mock_package=${mock_package:-MockServer}
+source scripts/lib/common.sh
 # ContractTests' manifest lists the README examples that scripts/check-snippets
 # extracted, so its evaluation must not come from SwiftPM's manifest cache.
-package_flags=(--package-path "$mock_package" --manifest-cache none)
+# Built in the root's folder, as every package here (scripts/lib/common.sh).
+package_flags=(--package-path "$mock_package" --manifest-cache none --scratch-path "$build_root")
 
 build_mock_server() {
     swift build "${package_flags[@]}" --product courier-mock "$@"
@@ -26,11 +28,8 @@ launch_courier_mock() {
     "$binary" "$@" --port 0 --log-level warning >"$out" 2>"$err" &
     launched_pid=$!
     # Wait (at most two minutes, a safety net for a loaded machine) for the line.
-    for _ in $(seq 1200); do
-        [[ -s $out ]] && break
-        kill -0 "$launched_pid" 2>/dev/null || { echo "courier-mock exited early:" >&2; cat "$err" >&2; return 1; }
-        sleep 0.1
-    done
+    wait_until 120 test -s "$out" -o ! -e "/proc/$launched_pid" || true
+    kill -0 "$launched_pid" 2>/dev/null || { echo "courier-mock exited early:" >&2; cat "$err" >&2; return 1; }
     local line
     line=$(head -n 1 "$out")
     launched_port=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1])["listening"]; assert isinstance(d["port"], int) and d["port"] > 0; print(d["port"])' "$line") \

@@ -26,13 +26,13 @@
                         return try await AHCExchange(request: hop, options: opening).stream(on: self.client) {
                         }
                     }
-                    try await self.admission.admit(origin)
+                    let slot = try await self.admission.admit(origin, options: opening)
                     do {
                         return try await AHCExchange(request: hop, options: opening).stream(on: self.client) {
-                            self.admission.leave(origin)
+                            slot.release()
                         }
                     } catch {
-                        self.admission.leave(origin)
+                        slot.release()
                         throw error
                     }
                 }

@@ -71,8 +71,10 @@
         /// opened went out on a kept-alive one.
         private let connections = ConnectionCount()
         /// At most ``Configuration/maxConnectionsPerHost`` HTTP/1 exchanges per
-        /// origin inside async-http-client; see ``AHCHostAdmission``.
-        let admission: AHCHostAdmission
+        /// origin inside async-http-client, the others waiting here within
+        /// their deadline: async-http-client's own queue would fail them at
+        /// the *connect* timeout (`getConnectionFromPoolTimeout`).
+        let admission: HostAdmission
 
         /// Creates a transport with its own `HTTPClient` on the process's
         /// shared event loop group; call ``shutdown()`` when done with it.
@@ -103,7 +105,7 @@
             settings.http2ConnectionDebugInitializer = settings.http1_1ConnectionDebugInitializer
             client = HTTPClient(
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
-            admission = AHCHostAdmission(limit: configuration.maxConnectionsPerHost)
+            admission = HostAdmission(limit: configuration.maxConnectionsPerHost)
             self.configuration = configuration
         }
 
@@ -148,7 +150,21 @@
             }
         }
 
+        /// One exchange, admitted per origin first when it goes out over
+        /// HTTP/1; the wait for a place counts against the timeout.
         private func once(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+            guard let origin = admissionOrigin(request.head) else {
+                return try await timed(request, options: options)
+            }
+            let slot = try await admission.admit(origin, options: options)
+            defer { slot.release() }
+            var rest = options
+            rest.timeout = options.timeout.map { $0 - slot.waited }
+            return try await timed(request, options: rest)
+        }
+
+        private func timed(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse
+        {
             if options.timeout == nil, options.cancellation == nil {
                 // Nothing to stop it but the task's own cancellation, which
                 // async-http-client observes: no task of our own needed.
@@ -193,24 +209,17 @@
     }
 
     extension AsyncHTTPClientTransport {
-        /// The exchange itself, admitted per origin first when it will go out
-        /// over HTTP/1: plain `http` always (async-http-client speaks HTTP/2
-        /// only over TLS), `https` when HTTP/2 is off. Requests that may be
-        /// multiplexed over one HTTP/2 connection are not held back.
+        /// The exchange itself.
         fileprivate func exchange(_ request: OutgoingRequest, options: TransportOptions) async throws
             -> RawResponse
         {
-            let client = self.client
-            guard let origin = admissionOrigin(request.head) else {
-                return try await AHCExchange(request: request, options: options).run(on: client)
-            }
-            return try await admission.withSlot(for: origin) {
-                try await AHCExchange(request: request, options: options).run(on: client)
-            }
+            try await AHCExchange(request: request, options: options).run(on: client)
         }
 
-        /// The origin whose slots an exchange takes, or `nil` when it may be
-        /// multiplexed over HTTP/2 and is not held back.
+        /// The origin whose places an exchange takes, or `nil` when it may be
+        /// multiplexed over HTTP/2 and is not held back: plain `http` always
+        /// goes over HTTP/1 (async-http-client speaks HTTP/2 only over TLS),
+        /// `https` when HTTP/2 is off.
         func admissionOrigin(_ head: HTTPRequest) -> String? {
             guard head.scheme == "http" || !configuration.allowsHTTP2 else { return nil }
             return "\(head.scheme ?? "")://\(head.authority ?? "")"

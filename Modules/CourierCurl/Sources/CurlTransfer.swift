@@ -41,6 +41,8 @@ final class CurlTransfer {
     private var download: PartialDownload?
     private var downloaded: Int64 = 0
     private(set) var failure: TransportError?
+    /// The transfer's place among its host's connections, given back when it is freed.
+    var slot: HostAdmission.Slot?
 
     private let pool: CurlHandlePool
     /// Where large response bodies come from.
@@ -65,6 +67,7 @@ final class CurlTransfer {
         // The transfer has left the multi handle (or never joined it): the
         // handle can serve the next request.
         if let easy { pool.give(easy) }
+        slot?.release()
     }
 
     /// On the caller's task: refuses a request libcurl must not send (no

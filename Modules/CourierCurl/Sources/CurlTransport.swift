@@ -1,6 +1,7 @@
 import CCurl
 import CourierCore
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// The default transport on Linux: libcurl's multi interface on a thread the
@@ -119,6 +120,12 @@ public final class CurlTransport: StreamingTransport {
     private let wasShutDown = Atomic(false)
     private let handles: CurlHandlePool
     private let buffers: CurlBufferPool
+    /// At most ``Configuration/maxConnectionsPerHost`` HTTP/1 exchanges per
+    /// origin in libcurl's hands; the others wait here within their own
+    /// deadline. libcurl would queue them itself (`CURLMOPT_MAX_HOST_CONNECTIONS`),
+    /// but libcurl 7.88 never times out a transfer waiting there: a call
+    /// behind held connections waited as long as they were held.
+    private let admission: HostAdmission
 
     /// Creates a transport with its own thread and connection cache.
     /// - Throws: ``/CourierCore/TransportError`` when libcurl cannot be initialised.
@@ -129,6 +136,7 @@ public final class CurlTransport: StreamingTransport {
         self.handles = CurlHandlePool(
             capacity: max(8, configuration.maxConnections), configuration: configuration,
             socketOpener: engine.socketOpener)
+        self.admission = HostAdmission(limit: configuration.maxConnectionsPerHost)
     }
 
     /// A process-wide transport that lives as long as the process.
@@ -170,8 +178,19 @@ public final class CurlTransport: StreamingTransport {
     )
         async throws -> RawResponse
     {
+        var options = options
+        var slot: HostAdmission.Slot?
+        if let origin = admissionOrigin(request.head) {
+            let admitted = try await admission.admit(origin, options: options)
+            // The wait for a connection counted against the timeout.
+            if admitted.waited > .zero { options.timeout = options.timeout.map { $0 - admitted.waited } }
+            slot = admitted
+        }
         let transfer = CurlTransfer(
             id: engine.nextID(), pool: handles, buffers: buffers, request: request, options: options)
+        // Given back when the transfer is freed: libcurl is done with it
+        // (a streamed body has ended), or it never started.
+        transfer.slot = slot
         try transfer.validate()
         transfer.sentFromEngineThread = engine.isCurrentThread
         let engine = self.engine
@@ -192,6 +211,17 @@ public final class CurlTransport: StreamingTransport {
             }
         } onCancel: {
             engine.cancel(id)
+        }
+    }
+
+    /// The origin whose places an exchange takes, or `nil` when it may be
+    /// multiplexed over HTTP/2 (`https` unless ``Configuration/httpVersion``
+    /// is ``Configuration/HTTPVersion/http1``; prior knowledge) and is not held back.
+    private func admissionOrigin(_ head: HTTPRequest) -> String? {
+        switch (head.scheme, configuration.httpVersion.kind) {
+        case (_, .http2PriorKnowledge): nil
+        case ("https", .automatic): nil
+        default: "\(head.scheme ?? "")://\(head.authority ?? "")"
         }
     }
 

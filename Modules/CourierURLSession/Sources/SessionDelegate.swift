@@ -88,6 +88,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let state = states.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         if let http = task.response as? HTTPURLResponse { state?.received(http) }
-        state?.finish(error: error)
+        state?.taskEnded(error: error)
     }
 }

@@ -29,15 +29,24 @@ final class TaskState: Sendable {
     private let storage: Locked<Storage>
     /// For a streamed body: where its bytes go, once the head has been handed over.
     let tap: StreamTap?
+    /// Called once the session reports the task ended (its connection free again).
+    private let whenTaskEnds: @Sendable () -> Void
 
     init(
         options: TransportOptions, uploadTotal: Int64?, download: sending PartialDownload?,
-        tap: StreamTap? = nil
+        tap: StreamTap? = nil, whenTaskEnds: @escaping @Sendable () -> Void
     ) {
         self.options = options
         self.uploadTotal = uploadTotal
         self.storage = Locked(Storage(download: download))
         self.tap = tap
+        self.whenTaskEnds = whenTaskEnds
+    }
+
+    /// The session reported the task's end (success, failure or cancellation).
+    func taskEnded(error: (any Error)?) {
+        finish(error: error)
+        whenTaskEnds()
     }
 
     /// For a streamed body: the head is in and acceptable, so the caller gets

@@ -14,14 +14,38 @@ import Synchronization
 /// timeout is a total deadline, enforced by the transport (URLSession's own
 /// timeout only measures idle time). Gaps on Linux are listed in the
 /// module's README.
+///
+/// At most ``maxConnectionsPerHost`` exchanges per origin are handed to the
+/// session at once; the others wait in the transport, first come first
+/// served, within their own deadline (a call whose deadline passes there
+/// fails with ``/CourierCore/TransportError/Code/connectionUnavailable``,
+/// nothing sent). URLSession's own queue would start the task's timer while
+/// it waits: six slow calls to one host used to time out every other call
+/// to it before a byte was sent.
 public final class URLSessionTransport: StreamingTransport {
     private let session: URLSession
     private let delegate: SessionDelegate
     private let redirects: RedirectPolicy
+    private let admission: HostAdmission
 
-    /// Creates a transport with its own ephemeral session.
-    public init(configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow) {
+    /// Creates a transport with its own session.
+    /// - Parameters:
+    ///   - configuration: The session's configuration (ephemeral by default);
+    ///     Courier turns off its cookie handling, cache and credential
+    ///     storage, and sets its `httpMaximumConnectionsPerHost` to
+    ///     `maxConnectionsPerHost`.
+    ///   - redirects: How redirects are followed (by Courier, not URLSession).
+    ///   - maxConnectionsPerHost: Exchanges (so connections) per origin at
+    ///     once; more calls wait their turn. 32, as `CurlTransport`'s default:
+    ///     URLSession's 6 is a browser's number, easily filled by a few
+    ///     streams or slow calls on a server.
+    public init(
+        configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow,
+        maxConnectionsPerHost: Int = 32
+    ) {
         let delegate = SessionDelegate()
+        let admission = HostAdmission(limit: maxConnectionsPerHost)
+        configuration.httpMaximumConnectionsPerHost = admission.limit
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         // Credentials come from Courier's interceptors and plugins only.
@@ -31,7 +55,16 @@ public final class URLSessionTransport: StreamingTransport {
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         self.delegate = delegate
         self.redirects = redirects
+        self.admission = admission
     }
+
+    /// The most exchanges handed to the session per origin at once.
+    public var maxConnectionsPerHost: Int { admission.limit }
+
+    /// Exchanges in the session now (streams until their body ends) and
+    /// calls waiting for a connection to their host: for metrics and load
+    /// shedding.
+    public var load: (active: Int, waiting: Int) { admission.load }
 
     /// Creates a transport with custom TLS trust or a client certificate.
     ///
@@ -42,7 +75,7 @@ public final class URLSessionTransport: StreamingTransport {
     ///   Courier does not implement them yet. Use `CurlTransport`, which can.
     public convenience init(
         configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow,
-        tls: TLSSettings
+        maxConnectionsPerHost: Int = 32, tls: TLSSettings
     ) throws(TransportError) {
         guard tls == .system else {
             throw TransportError(
@@ -50,7 +83,8 @@ public final class URLSessionTransport: StreamingTransport {
                 "URLSessionTransport cannot apply a CA bundle, a client certificate or pinned keys; use CurlTransport"
             )
         }
-        self.init(configuration: configuration, redirects: redirects)
+        self.init(
+            configuration: configuration, redirects: redirects, maxConnectionsPerHost: maxConnectionsPerHost)
     }
 
     /// A process-wide transport.
@@ -93,10 +127,14 @@ public final class URLSessionTransport: StreamingTransport {
             throw TransportError(
                 .unsupported, "URLSessionTransport streams responses to requests without a body")
         }
+        // The place is held until the task ends: the body's end, its
+        // failure, or the reader's cancellation.
+        let slot = try await admission.admit(Self.origin(request.head), options: options)
         let task = session.dataTask(with: urlRequest)
         let delegate = self.delegate
         let tap = StreamTap(task: task, overflowLimit: options.maxBodySize)
-        let taskState = TaskState(options: streaming, uploadTotal: nil, download: nil, tap: tap)
+        let taskState = TaskState(
+            options: streaming, uploadTotal: nil, download: nil, tap: tap, whenTaskEnds: slot.release)
         tap.onCancel { Self.cancel(task, taskState, delegate) }
         let head = try await run(task, taskState, options: options)
         return StreamingResponse(head: head.head, body: ResponseBodyStream(tap.buffer))
@@ -109,26 +147,39 @@ public final class URLSessionTransport: StreamingTransport {
         let urlRequest = try Self.urlRequest(request, options: options)
         var spooled: URL?
         defer { if let spooled { try? FileManager.default.removeItem(at: spooled) } }
-        var source: BodySpool.Source?
-        if let body = request.body { source = try await BodySpool.prepare(body) }
-        if case .file(let url, true) = source { spooled = url }
-        // Downloads use data tasks too: the body is streamed into Courier's own
-        // temporary file beside the destination (PartialDownload), never into
-        // FoundationNetworking's download file in $TMPDIR, which it leaves
-        // behind when a transfer fails.
+        // A place among the host's connections first: the session is never
+        // given a task it would have to queue (see the type's documentation).
+        let slot = try await admission.admit(Self.origin(request.head), options: options)
         let task: URLSessionTask
-        switch source {
-        case nil: task = session.dataTask(with: urlRequest)
-        case .data(let data): task = session.uploadTask(with: urlRequest, from: data)
-        case .file(let url, _): task = session.uploadTask(with: urlRequest, fromFile: url)
+        let download: PartialDownload?
+        do {
+            var source: BodySpool.Source?
+            if let body = request.body { source = try await BodySpool.prepare(body) }
+            if case .file(let url, true) = source { spooled = url }
+            // Downloads use data tasks too: the body is streamed into Courier's own
+            // temporary file beside the destination (PartialDownload), never into
+            // FoundationNetworking's download file in $TMPDIR, which it leaves
+            // behind when a transfer fails.
+            switch source {
+            case nil: task = session.dataTask(with: urlRequest)
+            case .data(let data): task = session.uploadTask(with: urlRequest, from: data)
+            case .file(let url, _): task = session.uploadTask(with: urlRequest, fromFile: url)
+            }
+            download = try options.destination.map { (destination) throws(TransportError) in
+                try PartialDownload(destination)
+            }
+        } catch {
+            // No task will end to give the place back.
+            slot.release()
+            throw error
         }
-        let download = try options.destination.map { (destination) throws(TransportError) in
-            try PartialDownload(destination)
-        }
-        let state = TaskState(options: options, uploadTotal: request.body?.length, download: download)
+        let state = TaskState(
+            options: options, uploadTotal: request.body?.length, download: download,
+            whenTaskEnds: slot.release)
+        // The wait for a connection counted against the timeout.
         let deadline = options.timeout.map { timeout in
             Task {
-                try await Task.sleep(for: timeout)
+                try await Task.sleep(for: timeout - slot.waited)
                 state.abort(TransportError(.timedOut, "no complete response within \(timeout)"))
                 delegate.cancelInBackground(task)
             }
@@ -159,6 +210,11 @@ public final class URLSessionTransport: StreamingTransport {
     private static func cancel(_ task: URLSessionTask, _ state: TaskState, _ delegate: SessionDelegate) {
         state.abort(TransportError(.cancelled, "the request was cancelled"))
         delegate.cancelInBackground(task)
+    }
+
+    /// `scheme://authority`: what one pool of connections serves.
+    private static func origin(_ head: HTTPRequest) -> String {
+        "\(head.scheme ?? "")://\(head.authority ?? "")"
     }
 
     private static func urlRequest(_ request: OutgoingRequest, options: TransportOptions)

@@ -38,7 +38,7 @@ enum ErrorMapping {
         }
         let code: CourierError.Code =
             switch transport.code {
-            case .timedOut: .timedOut
+            case .timedOut, .connectionUnavailable: .timedOut
             case .cancelled: .cancelled
             default: .transport
             }

@@ -98,10 +98,11 @@ extension RetryPolicy {
     }
 
     /// Whether the failed attempt certainly sent nothing (no connection was
-    /// made), so that even a non-idempotent request may go again.
+    /// made, or none was free), so that even a non-idempotent request may go again.
     public static func nothingWasSent(_ failure: CourierError) -> Bool {
         guard let transport = failure.underlying as? TransportError else { return false }
         return transport.code == .connectionFailed || transport.code == .dnsFailure
+            || transport.code == .connectionUnavailable
     }
 
     /// Whether a failure is one this policy retries, before attempts, method,

@@ -58,10 +58,11 @@ public struct RetryPolicy: Sendable {
     /// server is overloaded or a gateway failed; the same request may succeed.
     public static let defaultRetryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
     /// Failures where the request may not have been processed, or a new
-    /// connection may work: connect failures, resets, empty responses and timeouts.
+    /// connection may work: connect failures, resets, empty responses,
+    /// timeouts, and a timeout spent waiting for a connection to a busy host.
     /// DNS, TLS and protocol errors are not retried: they repeat.
     public static let defaultRetryableTransportErrors: Set<TransportError.Code> = [
-        .connectionFailed, .connectionReset, .emptyResponse, .timedOut,
+        .connectionFailed, .connectionReset, .emptyResponse, .timedOut, .connectionUnavailable,
     ]
 
     /// Creates a policy; every argument has a documented default.

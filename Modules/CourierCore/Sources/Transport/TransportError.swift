@@ -23,6 +23,11 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let emptyResponse = Code("emptyResponse")
         /// The exchange took longer than its timeout.
         public static let timedOut = Code("timedOut")
+        /// The call's timeout passed while it waited for a connection to its
+        /// host: every connection the transport allows to that host was in
+        /// use (a transport's `maxConnectionsPerHost`). Nothing was sent, so
+        /// any method may go again.
+        public static let connectionUnavailable = Code("connectionUnavailable")
         /// TLS failed: handshake, certificate verification.
         public static let tls = Code("tls")
         /// The server's response broke HTTP (bad status line, bad chunking, bad lengths).

@@ -1,0 +1,83 @@
+import CourierCore
+import CourierMockServer
+import Testing
+
+/// Slow calls that hold connections to one host must not starve the other
+/// calls to it: over every transport, a burst goes out while six exchanges
+/// (URLSession's per-host limit was six) are held, and a call that finds
+/// every allowed connection busy waits for one within its own deadline —
+/// failing, if it must, with an error that says it never got one.
+struct BusyHostTests {
+    /// Six exchanges held at `/stall` (never answered), then a burst of
+    /// twenty calls to the same host, each with a 60 s deadline that only
+    /// catches a hang: every one must reach the server and come back while
+    /// the six are still held. URLSession's session queued them behind its
+    /// six connections with their timers running, and failed them all with
+    /// `URLError.timedOut` without a byte sent.
+    @Test(arguments: TransportKind.allCases)
+    func aBurstGoesOutWhileSlowCallsHoldConnections(kind: TransportKind) async throws {
+        try await withStallingServer { server async throws in
+            try await kind.withFresh { transport async throws in
+                let holders = (0..<6).map { index in
+                    // Their own deadline outlasts the burst's: what may end them is the cancel below.
+                    Task {
+                        try await transport.send(
+                            request(server, "/stall?\(index)"), options: .init(timeout: .seconds(600)))
+                    }
+                }
+                _ = try await server.journal.waitFor(6) { $0.request.path == "/stall" }
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<20 {
+                        group.addTask {
+                            try await transport.send(
+                                request(server, "/status/200?\(index)"), options: .init(timeout: .seconds(60))
+                            ).statusCode
+                        }
+                    }
+                    for try await status in group { #expect(status == 200) }
+                }
+                let burst = server.journal.entries.filter { $0.request.path == "/status/200" }
+                #expect(burst.count == 20, "the server's record of the burst")
+                for holder in holders { holder.cancel() }
+                for holder in holders {
+                    await expectTransportError(.cancelled, "a held call") { try await holder.value }
+                }
+            }
+        }
+    }
+
+    /// One connection allowed per host and one call holding it: a second
+    /// call waits, sends nothing, and when its deadline passes fails with
+    /// ``TransportError/Code/connectionUnavailable``; once the holder ends,
+    /// the place is free for the next call.
+    @Test(arguments: TransportKind.allCases)
+    func aCallThatNeverGetsAConnectionSaysSo(kind: TransportKind) async throws {
+        try await withStallingServer { server async throws in
+            try await kind.withFresh(maxConnectionsPerHost: 1) { transport async throws in
+                let holder = Task { try await transport.send(request(server, "/stall"), options: .init()) }
+                _ = try await server.journal.waitFor(1) { $0.request.path == "/stall" }
+                // The holder never ends by itself, so this deadline always
+                // passes first, however loaded the machine.
+                await expectTransportError(.connectionUnavailable, "a call behind a held connection") {
+                    try await transport.send(
+                        request(server, "/status/201"), options: .init(timeout: .milliseconds(300)))
+                }
+                #expect(
+                    !server.journal.entries.contains { $0.request.path == "/status/201" }, "nothing was sent")
+                holder.cancel()
+                await expectTransportError(.cancelled, "the holder") { try await holder.value }
+                let next = try await transport.send(
+                    request(server, "/status/204"), options: .init(timeout: .seconds(60)))
+                #expect(next.statusCode == 204)
+            }
+        }
+    }
+
+    /// A mock server whose `/stall` never answers.
+    private func withStallingServer(_ body: (MockServer) async throws -> Void) async throws {
+        let stubs = try ContractLoader.parse(
+            Array(#"{"id": "s", "request": {"urlPath": "/stall"}, "response": {"fault": "stall"}}"#.utf8),
+            file: "<test>")
+        try await withMockServer(.init(stubs: stubs)) { server async throws in try await body(server) }
+    }
+}

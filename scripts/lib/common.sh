@@ -1,0 +1,78 @@
+# What every script shares: build folders, Debian packages, ports, waiting,
+# and timed steps. Source it from the project root (after `cd`).
+
+# One build folder per configuration for all three packages. ContractTests
+# depends on the libraries (..) and on MockServer by path: built in the root's
+# folder, SwiftPM reuses what the libraries' build and the documentation build
+# already compiled there (SwiftNIO, async-http-client, the libraries), instead
+# of compiling all of it again in ContractTests/.build.
+build_root=$PWD/.build
+e2e_flags=(--package-path ContractTests --manifest-cache none --scratch-path "$build_root")
+# ThreadSanitizer: the same sharing, in its own folder.
+tsan_root=$PWD/.build-tsan
+
+# Installs the Debian packages named that are missing (apt-get, as root or
+# through passwordless sudo); does nothing when all are there.
+ensure_debian_packages() {
+    local missing=() pkg
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+    done
+    ((${#missing[@]} > 0)) || return 0
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "missing ${missing[*]} and there is no apt-get here: install them with your package manager" >&2
+        return 1
+    fi
+    local sudo=()
+    if [[ $(id -u) -ne 0 ]]; then
+        if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            sudo=(sudo -n)
+        else
+            echo "missing ${missing[*]}; run: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+            return 1
+        fi
+    fi
+    echo "installing ${missing[*]}" >&2
+    # One apt at a time: steps that run side by side may both install.
+    (
+        flock 9
+        export DEBIAN_FRONTEND=noninteractive
+        "${sudo[@]}" apt-get update -qq
+        "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    ) 9>/tmp/courier-apt.lock
+}
+
+# Prints a free TCP port on 127.0.0.1.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Waits until COMMAND... succeeds, checking every tenth of a second, for at
+# most SECONDS (a safety net against a hang on a loaded machine, not a
+# deadline anything is expected to meet): wait_until SECONDS COMMAND...
+wait_until() {
+    local limit=$1 tries
+    shift
+    for ((tries = limit * 10; tries > 0; tries--)); do
+        "$@" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "gave up after ${limit} s waiting for: $*" >&2
+    return 1
+}
+
+# Waits until 127.0.0.1:PORT accepts connections (at most SECONDS, 120 by default).
+wait_for_port() {
+    wait_until "${2:-120}" bash -c "exec 3<>/dev/tcp/127.0.0.1/$1"
+}
+
+# Runs COMMAND... as a named step and reports its wall time on standard
+# error; the times are collected in $step_times for a summary.
+step_times=${step_times:-$(mktemp)}
+step() {
+    local start=$SECONDS status=0
+    "$@" || status=$?
+    printf '%5d s  %s%s\n' $((SECONDS - start)) "$*" "$( ((status == 0)) || echo "  (FAILED: $status)")" \
+        | tee -a "$step_times" >&2
+    return $status
+}
