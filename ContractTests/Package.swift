@@ -102,11 +102,14 @@ for target in package.targets where target.type != .system && target.type != .bi
 // has extracted them into ReadmeExamples/ (not in git; not "Snippets/", which
 // SwiftPM reserves for its own snippets): compiled with the suites, so
 // they share one build of Courier and the mock server. They get a user's
-// default settings, not the upcoming features above.
+// default settings, not the upcoming features above. COURIER_README_EXAMPLES=0
+// leaves them out: the sanitizer builds (scripts/check-tsan, check-asan) do
+// not compile them again, nor read the folder while check-snippets writes it.
 let snippets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
     "ReadmeExamples")
+let withExamples = Context.environment["COURIER_README_EXAMPLES"] != "0"
 for name in ((try? FileManager.default.contentsOfDirectory(atPath: snippets.path)) ?? []).sorted()
-where name.hasPrefix("snippet-") {
+where withExamples && name.hasPrefix("snippet-") {
     package.targets.append(
         .executableTarget(
             name: name,

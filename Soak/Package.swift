@@ -9,7 +9,8 @@ let package = Package(
     name: "CourierSoak",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Courier", path: ".."),
+        // With the AsyncHTTPClient trait: async-http-client is soaked too.
+        .package(name: "Courier", path: "..", traits: ["AsyncHTTPClient"]),
         // Command-line options.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
@@ -19,6 +20,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierURLSession", package: "Courier"),
+                .product(name: "CourierAsyncHTTPClient", package: "Courier"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/courier-soak",

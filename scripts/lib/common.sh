@@ -76,3 +76,15 @@ step() {
         | tee -a "$step_times" >&2
     return $status
 }
+
+# Starts redis-server on a free loopback port with its files in DIR (no
+# persistence), under the command prefix ${server_cpu[@]} when set; sets
+# $redis_pid and $redis_port once it accepts connections.
+start_redis_server() {
+    local dir=$1
+    redis_port=$(free_port)
+    ${server_cpu[@]+"${server_cpu[@]}"} redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$dir" \
+        --save "" --appendonly no >"$dir/redis.log" &
+    redis_pid=$!
+    wait_until 120 grep -q "Ready to accept" "$dir/redis.log"
+}

@@ -18,14 +18,24 @@ build_mock_server() {
     swift build "${package_flags[@]}" --product courier-mock "$@"
 }
 
+# For benchmarks and the soak: builds courier-mock in release mode and sets
+# $mock_binary, so that launch_courier_mock runs it.
+build_release_mock_server() {
+    swift build "${package_flags[@]}" -c release --product courier-mock >&2
+    mock_binary="$(swift build "${package_flags[@]}" -c release --show-bin-path)/courier-mock"
+}
+
 # Starts courier-mock with ARGS (a subcommand and its options; the port and
 # log level are added), its output in OUT and errors in ERR; sets
 # $launched_pid and $launched_port once its one machine-readable line arrives.
+# The binary is $mock_binary when set (a release build: build_release_mock_server),
+# else the debug build of $mock_package; $mock_cpu, when set, is a command
+# prefix (taskset) it runs under.
 launch_courier_mock() {
-    local out=$1 err=$2 binary
+    local out=$1 err=$2 binary=${mock_binary:-}
     shift 2
-    binary="$(swift build "${package_flags[@]}" --show-bin-path)/courier-mock"
-    "$binary" "$@" --port 0 --log-level warning >"$out" 2>"$err" &
+    [[ -n $binary ]] || binary="$(swift build "${package_flags[@]}" --show-bin-path)/courier-mock"
+    ${mock_cpu[@]+"${mock_cpu[@]}"} "$binary" "$@" --port 0 --log-level warning >"$out" 2>"$err" &
     launched_pid=$!
     # Wait (at most two minutes, a safety net for a loaded machine) for the line.
     wait_until 120 test -s "$out" -o ! -e "/proc/$launched_pid" || true

@@ -8,10 +8,10 @@
 # server block: define nginx_server_for_port, a function given the port that
 # prints them).
 
+source scripts/lib/common.sh
+
 ensure_nginx() {
-    command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || {
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
-    }
+    command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || ensure_debian_packages nginx-light
     nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
     nginx_work=$(mktemp -d)
     mkdir -p "$nginx_work/www" "$nginx_work/logs"
@@ -21,7 +21,7 @@ ensure_nginx() {
 
 start_nginx() {
     chmod 644 "$nginx_work"/www/*
-    nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    nginx_port=$(free_port)
     cat >"$nginx_work/nginx.conf" <<CONF
 ${nginx_main:-}
 worker_processes 1;

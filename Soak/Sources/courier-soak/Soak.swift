@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierAsyncHTTPClient
 import CourierURLSession
 import Foundation
 
@@ -21,7 +22,7 @@ struct Soak: AsyncParsableCommand {
     @Option(help: "courier-mock's base URL, serving the soak contract.")
     var url: String
 
-    @Option(help: "curl or urlsession.")
+    @Option(help: "curl, urlsession or asynchttpclient.")
     var transport: String = "curl"
 
     @Option(help: "Calls in all.")
@@ -208,12 +209,14 @@ struct Soak: AsyncParsableCommand {
             let curl = try CurlTransport(configuration: .init(maxConnectionsPerHost: concurrency))
             return (curl, { await curl.shutdown() })
         case "urlsession":
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.httpMaximumConnectionsPerHost = concurrency
-            let session = URLSessionTransport(configuration: configuration)
+            let session = URLSessionTransport(maxConnectionsPerHost: concurrency)
             return (session, { session.shutdown() })
+        case "asynchttpclient":
+            let client = try AsyncHTTPClientTransport(
+                configuration: .init(maxConnectionsPerHost: concurrency))
+            return (client, { await client.shutdown() })
         default:
-            throw ValidationError("--transport must be curl or urlsession")
+            throw ValidationError("--transport must be curl, urlsession or asynchttpclient")
         }
     }
 
