@@ -1,5 +1,8 @@
+import CourierAsyncHTTPClient
 import CourierCore
+import CourierCurl
 import CourierMockServer
+import CourierURLSession
 import Testing
 
 /// Slow calls that hold connections to one host must not starve the other
@@ -42,6 +45,9 @@ struct BusyHostTests {
                 for holder in holders {
                     await expectTransportError(.cancelled, "a held call") { try await holder.value }
                 }
+                // Every place is given back once the held exchanges have really ended.
+                await yieldUntil { load(of: transport)?.active == 0 }
+                #expect(load(of: transport).map { $0 == (active: 0, waiting: 0) } ?? true)
             }
         }
     }
@@ -66,10 +72,21 @@ struct BusyHostTests {
                     !server.journal.entries.contains { $0.request.path == "/status/201" }, "nothing was sent")
                 holder.cancel()
                 await expectTransportError(.cancelled, "the holder") { try await holder.value }
+                await yieldUntil { load(of: transport)?.active == 0 }
                 let next = try await transport.send(
                     request(server, "/status/204"), options: .init(timeout: .seconds(60)))
                 #expect(next.statusCode == 204)
             }
+        }
+    }
+
+    /// What a transport reports as `(active, waiting)`, for those that report it.
+    private func load(of transport: any Transport) -> (active: Int, waiting: Int)? {
+        switch transport {
+        case let transport as URLSessionTransport: transport.load
+        case let transport as CurlTransport: transport.load
+        case let transport as AsyncHTTPClientTransport: transport.load
+        default: nil
         }
     }
 

@@ -19,6 +19,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         cancellations.async { task.cancel() }
     }
 
+    /// Invalidates `session` once the cancellations asked for before have
+    /// run: FoundationNetworking's `task.cancel()` racing its
+    /// `invalidateAndCancel()` on another thread is not safe.
+    func invalidateInBackground(_ session: URLSession) {
+        cancellations.async { session.invalidateAndCancel() }
+    }
+
     func register(_ state: TaskState, for identifier: Int) { states.withLock { $0[identifier] = state } }
 
     private func state(_ task: URLSessionTask) -> TaskState? { states.withLock { $0[task.taskIdentifier] } }

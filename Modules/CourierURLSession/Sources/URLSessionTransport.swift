@@ -140,8 +140,9 @@ public final class URLSessionTransport: StreamingTransport {
         return StreamingResponse(head: head.head, body: ResponseBodyStream(tap.buffer))
     }
 
-    /// Cancels everything and invalidates the session.
-    public func shutdown() { session.invalidateAndCancel() }
+    /// Cancels everything and invalidates the session (after the task
+    /// cancellations already asked for, without waiting for them).
+    public func shutdown() { delegate.invalidateInBackground(session) }
 
     private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         let urlRequest = try Self.urlRequest(request, options: options)
