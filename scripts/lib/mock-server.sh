@@ -38,8 +38,11 @@ launch_courier_mock() {
     ${mock_cpu[@]+"${mock_cpu[@]}"} "$binary" "$@" --port 0 --log-level warning >"$out" 2>"$err" &
     launched_pid=$!
     # Wait (at most two minutes, a safety net for a loaded machine) for the line.
-    wait_until 120 test -s "$out" -o ! -e "/proc/$launched_pid" || true
-    kill -0 "$launched_pid" 2>/dev/null || { echo "courier-mock exited early:" >&2; cat "$err" >&2; return 1; }
+    if ! wait_until 120 test -s "$out"; then
+        echo "courier-mock printed no port line:" >&2
+        cat "$err" >&2
+        return 1
+    fi
     local line
     line=$(head -n 1 "$out")
     launched_port=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1])["listening"]; assert isinstance(d["port"], int) and d["port"] > 0; print(d["port"])' "$line") \
