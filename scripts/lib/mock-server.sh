@@ -12,7 +12,7 @@ source scripts/lib/common.sh
 # ContractTests' manifest lists the README examples that scripts/check-snippets
 # extracted, so its evaluation must not come from SwiftPM's manifest cache.
 # Built in the root's folder, as every package here (scripts/lib/common.sh).
-package_flags=(--package-path "$mock_package" --manifest-cache none --scratch-path "$build_root")
+package_flags=(--package-path "$mock_package" --manifest-cache none --scratch-path "$build_root" "${build_flags[@]}")
 
 build_mock_server() {
     swift build "${package_flags[@]}" --product courier-mock "$@"
