@@ -15,7 +15,7 @@ struct CoalescingContracts {
             ClosureInterceptor(name: "gate") { request, _, next in
                 await gate.wait()
                 return try await next(request)
-            }
+            }.declaring(.none)  // it adds no credential: the calls may share
         ]
         return endpoint
     }

@@ -2,6 +2,8 @@ import CourierCache
 import CourierCodable
 import CourierCookies
 import CourierCore
+import Foundation
+import HTTPTypes
 import Testing
 
 /// `cookies.json`: a session cookie set by a login's redirect carries the
@@ -82,6 +84,29 @@ struct CookieContracts {
                 let journal = try await server.exchanges()
                 journal.expectCount("cookies-me", .exactly(2))  // the login's redirect, then the first read
                 journal.expectCount("cookies-me-grace", .exactly(2))
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func theCookieFieldIsOneLineJoinedWithSemicolons(kind: ContractTransport) async throws {
+        try await contract("cookies: one Cookie field, the jar's and the endpoint's joined with \"; \"", kind)
+        {
+            try await ContractServer.with("cookies.json") { server in
+                let client = Self.client(kind, jar: CookieJar())
+                _ = try await client.send(Endpoint<User>(.get("cookies/prefs"), on: server.node()))
+                let echo = Endpoint<User>(.get("cookies/echo"), on: server.node())
+                    .adding(headers: [.cookie: "own=1; also=2"])
+                _ = try await client.send(echo)
+                // The server's record of the wire: RFC 6265 §5.4 allows one
+                // Cookie field; several lines, or crumbs joined with commas,
+                // are read as one cookie by real servers.
+                let sent = try await server.exchanges().attempts("cookies-echo")
+                let lines = sent.first?.headers.filter { $0.name.lowercased() == "cookie" }.map(\.value) ?? []
+                check(lines.count == 1, "one Cookie line, saw \(lines)")
+                let crumbs = Set((lines.first ?? "").components(separatedBy: "; "))
+                check(crumbs == ["own=1", "also=2", "theme=dark", "lang=en"], "the crumbs: \(lines)")
+                check(!(lines.first ?? "").contains(","), "no commas: \(lines)")
             }
         }
     }

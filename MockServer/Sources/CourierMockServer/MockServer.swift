@@ -42,6 +42,12 @@ public final class MockServer: Sendable {
         public var allowRemoteAdmin: Bool
         /// Where the server logs.
         public var logger: Logger
+        /// Refuse, with a 400 that names the rule, an HTTP/1.x request that
+        /// breaks what RFC 9110, 9112 or 6265 forbid a client to send —
+        /// several `Cookie` fields, no `Host` or several, a `Host` that
+        /// disagrees with the target — as a strict server does, so that
+        /// contracts catch wire mistakes. On by default.
+        public var refusesForbiddenRequests = true
         /// Record instead of answering from stubs: every request (but the
         /// admin API's) is forwarded to the target and the exchange kept for
         /// ``MockServer/writeRecording(to:)``.

@@ -66,6 +66,14 @@ struct Serve: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Record unmatched requests as failures.")
     var strict = true
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            Refuse with a 400 naming the rule an HTTP/1.x request that RFC 9110, 9112 or 6265 \
+            forbids: several Cookie fields, no Host or several, a Host that disagrees with the target.
+            """)
+    var refuseForbidden = true
+
     func validate() throws {
         if writeContracts != nil, wiremock == nil {
             throw ValidationError("--write-contracts converts the mappings given with --wiremock")
@@ -87,13 +95,14 @@ struct Serve: AsyncParsableCommand {
         do {
             let imported =
                 try wiremock.map { try WireMockImport.load(directory: URL(fileURLWithPath: $0)) } ?? []
-            server = try await MockServer.start(
-                .init(
-                    host: listen.host, port: listen.port,
-                    contracts: contracts.map { URL(fileURLWithPath: $0) },
-                    stubs: imported,
-                    strict: strict,
-                    allowRemoteAdmin: allowRemoteAdmin, logger: logger))
+            var configuration = MockServer.Configuration(
+                host: listen.host, port: listen.port,
+                contracts: contracts.map { URL(fileURLWithPath: $0) },
+                stubs: imported,
+                strict: strict,
+                allowRemoteAdmin: allowRemoteAdmin, logger: logger)
+            configuration.refusesForbiddenRequests = refuseForbidden
+            server = try await MockServer.start(configuration)
         } catch let error as ContractError {
             throw ValidationError("bad contract: \(error)")
         }

@@ -87,7 +87,9 @@
             }
             var outgoing = HTTPClientRequest(url: "\(scheme)://\(authority)\(path)")
             outgoing.method = HTTPMethod(rawValue: head.method.rawValue)
-            var headers = HTTPHeaders(head.headerFields.map { ($0.name.rawName, $0.value) })
+            // One `Cookie` field, its crumbs joined (HTTPFields.forEachOnTheWire).
+            var headers = HTTPHeaders()
+            head.headerFields.forEachOnTheWire { name, value in headers.add(name: name, value: value) }
             // What CurlTransport asks for too; bodies are decoded before any limit is applied.
             if !headers.contains(name: "Accept-Encoding") {
                 headers.add(name: "Accept-Encoding", value: "gzip, deflate")

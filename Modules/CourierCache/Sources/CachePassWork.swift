@@ -152,8 +152,9 @@ final class CachePassWork: CachePass {
 
     /// The request's key, or `nil` when this pass must neither read nor
     /// write: a credentialed request the endpoint did not opt in for, or
-    /// whose credential the cache cannot see (added per attempt, after it),
-    /// or a body that cannot be read twice.
+    /// whose owner the cache cannot tell (added after it by a per-attempt
+    /// interceptor or plugin that did not declare whose), or a body that
+    /// cannot be read twice.
     private func key(for request: OutgoingRequest) -> (key: CacheKey, credentialed: Bool)? {
         let credential = credentialDigest(request.head)
         if credential.credentialed {
@@ -177,13 +178,16 @@ final class CachePassWork: CachePass {
         // The jar's cookies join the request in the transport, after the
         // cache: whose the response is depends on them all the same.
         if let jar = call.cookies?.cookieField(for: head) { lines.append("Cookie (jar): \(jar)") }
-        let authenticates = call.authenticates
-        let perAttempt = authenticates && call.authenticatedPerAttempt
-        guard !lines.isEmpty || perAttempt || (authenticates && call.authenticatedPerCall) else {
+        // Added after the cache saw the request, by per-attempt interceptors
+        // and plugins: whose, they declared (CredentialIdentity).
+        if let principals = call.declaredPrincipals { lines.append("Declared: \(principals)") }
+        // One of them may add a credential and did not say whose: the cache
+        // cannot tell whose the response is.
+        if call.undeclaredBy != nil { return (true, nil) }
+        guard !lines.isEmpty || (call.authenticates && call.authenticatedPerCall) else {
             return (false, nil)
         }
-        // Added after the cache saw the request: it cannot tell whose the response is.
-        if perAttempt || lines.isEmpty { return (true, nil) }
+        if lines.isEmpty { return (true, nil) }
         return (true, SHA256.hex(Array(lines.sorted().joined(separator: "\n").utf8)))
     }
 

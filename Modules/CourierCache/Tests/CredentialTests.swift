@@ -73,17 +73,120 @@ struct CredentialTests {
         #expect(cache.statistics.writes == 0)
     }
 
-    @Test func aCredentialTheCacheCannotSeeMeansNoCaching() async throws {
-        // The token is added per attempt, after the cache stage: whose
+    @Test func aPerAttemptBearerIsKeyedByWhatItDeclares() async throws {
+        // The token is added per attempt, after the cache stage; `.bearer`
+        // declares its digest, so an endpoint that opts in is keyed by it.
+        let origin = Self.me()
+        let session = Session()
+        let client = makeClient(
+            origin, cache: ResponseCache(), attemptInterceptors: [.bearer { session.current }])
+        let endpoint = me.cache(.cancelNetwork) { $0.storesCredentialedResponses = true }
+        #expect(try await client.send(endpoint).name == "token-A")
+        #expect(try await client.response(endpoint).attempts == 0)
+        session.switchTo("token-B")
+        #expect(try await client.send(endpoint).name == "token-B")
+        #expect(origin.count == 2)
+    }
+
+    @Test func anUndeclaredPerAttemptInterceptorMeansNoCaching() async throws {
+        // A closure that sets a credential and says nothing of it: whose
         // response it is cannot be told, so even an endpoint that opts in is not cached.
         let origin = Self.me()
         let cache = ResponseCache()
-        let client = makeClient(origin, cache: cache, attemptInterceptors: [.bearer { "token-A" }])
+        let signing = ClosureInterceptor { request, _, next in
+            var request = request
+            request.head.headerFields[.authorization] = "Bearer token-A"
+            return try await next(request)
+        }
+        let client = makeClient(origin, cache: cache, attemptInterceptors: [signing])
         let endpoint = me.cache(.cancelNetwork) { $0.storesCredentialedResponses = true }
         _ = try await client.send(endpoint)
         _ = try await client.send(endpoint)
         #expect(origin.count == 2)
         #expect(cache.statistics.writes == 0)
+    }
+
+    /// Sets the session's token in `prepare`; declares its digest, or nothing.
+    struct TokenPlugin: Plugin {
+        let token: @Sendable () -> String
+        let declares: Bool
+        func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity {
+            declares ? .digest(of: token()) : .undeclared
+        }
+        func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest {
+            var request = request
+            request.headerFields[.authorization] = "Bearer \(token())"
+            return request
+        }
+    }
+
+    /// Two users' clients sharing `cache`, each with its token set by a plugin.
+    static func users(declaring declares: Bool, _ origin: Origin, _ cache: ResponseCache) -> (
+        alice: APIClient, bob: APIClient
+    ) {
+        let (alice, bob) = (
+            TokenPlugin(token: { "token-A" }, declares: declares),
+            TokenPlugin(token: { "token-B" }, declares: declares)
+        )
+        return (
+            makeClient(origin, cache: cache, plugins: [alice]),
+            makeClient(origin, cache: cache, plugins: [bob])
+        )
+    }
+
+    @Test func aPluginTokenKeysTheCacheAndTwoUsersNeverShare() async throws {
+        // One shared cache, two clients, each with its user's plugin: the
+        // seed of the bug this guards against (user B served A's body).
+        let origin = Self.me()
+        let cache = ResponseCache()
+        let endpoint = me.cache(.cancelNetwork) { $0.storesCredentialedResponses = true }
+        let (alice, bob) = Self.users(declaring: true, origin, cache)
+        #expect(try await alice.send(endpoint).name == "token-A")
+        #expect(try await bob.send(endpoint).name == "token-B")
+        #expect(try await alice.response(endpoint).attempts == 0)  // her own entry
+        #expect(try await bob.response(endpoint).model.name == "token-B")
+        // Per-call plugins on one client, the same.
+        let shared = makeClient(origin, cache: cache)
+        let carol = TokenPlugin(token: { "token-C" }, declares: true)
+        #expect(try await shared.send(endpoint, plugins: [carol]).name == "token-C")
+        #expect(
+            try await shared.send(endpoint, plugins: [TokenPlugin(token: { "token-D" }, declares: true)]).name
+                == "token-D")
+        #expect(origin.count == 4)
+    }
+
+    @Test func anUndeclaredPluginFailsClosed() async throws {
+        // Without an opt-in for credentialed responses, and with one: a
+        // plugin that does not say what it adds is never cached for anybody.
+        let origin = Self.me()
+        let cache = ResponseCache()
+        for optIn in [false, true] {
+            let endpoint = me.cache(.cancelNetwork) { $0.storesCredentialedResponses = optIn }
+            let (alice, bob) = Self.users(declaring: false, origin, cache)
+            #expect(try await alice.send(endpoint).name == "token-A")
+            #expect(try await bob.send(endpoint).name == "token-B")
+        }
+        #expect(origin.count == 4)
+        #expect(cache.statistics.writes == 0)
+    }
+
+    @Test func aComponentThatDeclaresNoneAndAddsACredentialIsStopped() async throws {
+        // Said it adds nothing, then set `Authorization`: the cache keyed the
+        // call without it, so the call fails before anything is sent.
+        let origin = Self.me()
+        let lying = ClosureInterceptor(name: "lying") { request, _, next in
+            var request = request
+            request.head.headerFields[.authorization] = "Bearer token-A"
+            return try await next(request)
+        }.declaring(.none)
+        let client = makeClient(origin, cache: ResponseCache(), attemptInterceptors: [lying])
+        await #expect {
+            _ = try await client.send(me.cache(.cancelNetwork))
+        } throws: { error in
+            let error = error as? CourierError
+            return error?.code == .invalidRequest && error?.message.contains("Authorization") == true
+        }
+        #expect(origin.count == 0)
     }
 
     @Test func theRequestDecidesEvenWhenTheEndpointOptsOutOfAuthentication() async throws {

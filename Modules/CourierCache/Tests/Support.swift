@@ -52,11 +52,11 @@ final class Origin: Sendable {
 func makeClient(
     _ origin: Origin, cache: ResponseCache, clock: TestClock = TestClock(),
     interceptors: [any Interceptor] = [],
-    attemptInterceptors: [any Interceptor] = []
+    attemptInterceptors: [any Interceptor] = [], plugins: [any Plugin] = []
 ) -> APIClient {
     var configuration = APIClient.Configuration(
         transport: origin.transport, decoder: .codable, callInterceptors: interceptors,
-        attemptInterceptors: attemptInterceptors, clock: clock)
+        attemptInterceptors: attemptInterceptors, plugins: plugins, clock: clock)
     configuration.cache = cache
     return APIClient(configuration: configuration)
 }

@@ -24,6 +24,27 @@ struct RequestBuildingTests {
         #expect(record.head.scheme == "https")
     }
 
+    @Test func aMultipartBoundaryWinsOverANodeOrEndpointContentType() async throws {
+        // XSYNetwork's bug: a node-wide JSON `Content-Type` replaced the
+        // form's, so the server could not find the parts.
+        let node = Node(
+            "json", baseURL: "https://api.example.com/v1", headers: [.contentType: "application/json"])
+        var form = MultipartForm(boundary: "XyZ")
+        form.append(field: "title", value: "hi")
+        let upload = Endpoint<RawResponse>(.post("upload"), on: node).replacing(content: .multipart(form))
+        for endpoint in [upload, upload.adding(headers: [.contentType: "application/json"])] {
+            let record = try await sent(endpoint)
+            #expect(record.head.headerFields[values: .contentType] == ["multipart/form-data; boundary=XyZ"])
+        }
+        // Any other body keeps the node's or endpoint's choice.
+        let json = Endpoint<RawResponse>(.post("items"), on: node).replacing(content: .json(["a": 1]))
+        let vendor = "application/vnd.api+json"
+        #expect(try await sent(json).head.headerFields[.contentType] == "application/json")
+        #expect(
+            try await sent(json.adding(headers: [.contentType: vendor])).head.headerFields[.contentType]
+                == vendor)
+    }
+
     @Test func dotSegmentsCannotClimbOutOfThePath() async throws {
         let parent = ".."
         let record = try await sent(Endpoint<RawResponse>(.get("files/\(parent)/secret"), on: .api))

@@ -128,11 +128,10 @@ final class CurlTransfer {
         let custom = head.method != .head && (head.method != .get || request.body != nil)
         try CurlErrorMapping.check(
             courier_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, custom ? head.method.rawValue : nil))
-        for field in fields {
-            let value = field.value
+        // One `Cookie` line, its crumbs joined (HTTPFields.forEachOnTheWire).
+        fields.forEachOnTheWire { name, value in
             // "Name;" sends an empty value; "Name:" would remove the header.
-            headerList = curl_slist_append(
-                headerList, value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)")
+            headerList = curl_slist_append(headerList, value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         try CurlErrorMapping.check(courier_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
 

@@ -25,6 +25,10 @@ import HTTPTypes
 /// never sent, never echoed. The token closure runs once per attempt, so a
 /// retry sends the token current at that time.
 ///
+/// A response cache and coalescing key each call by the token's digest
+/// (``credentialIdentity(for:)``, which asks the closure once more before
+/// they decide): calls with two tokens never share a response.
+///
 /// For refreshing expired tokens, with one refresh for any number of
 /// calls, use CourierCore's `Authenticator`; this plugin only applies.
 public struct AccessTokenPlugin: Plugin {
@@ -46,15 +50,28 @@ public struct AccessTokenPlugin: Plugin {
         self.token = token
     }
 
+    /// The digest of the `Authorization` value `prepare` would set now,
+    /// ``/CourierCore/CredentialIdentity/none`` for an endpoint it leaves alone.
+    public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity {
+        guard let value = try await authorization(context) else { return .none }
+        return .digest(of: value)
+    }
+
     /// Sets `Authorization: <scheme> <token>` unless the endpoint's type is `.none`.
     public func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest {
-        guard context.authenticates else { return request }
-        let type = (context.attachments.value(for: AuthorizationType.id) as? AuthorizationType) ?? defaultType
-        guard let scheme = type.scheme else { return request }
+        guard let value = try await authorization(context) else { return request }
         var request = request
-        request.headerFields[.authorization] = try RequestHeadCheck.checkedValue(
-            "\(scheme) \(try await token(type, context))", for: .authorization)
+        request.headerFields[.authorization] = value
         return request
+    }
+
+    /// The checked `Authorization` value for the call, or `nil` for none.
+    private func authorization(_ context: CallContext) async throws -> String? {
+        guard context.authenticates else { return nil }
+        let type = (context.attachments.value(for: AuthorizationType.id) as? AuthorizationType) ?? defaultType
+        guard let scheme = type.scheme else { return nil }
+        return try RequestHeadCheck.checkedValue(
+            "\(scheme) \(try await token(type, context))", for: .authorization)
     }
 }
 

@@ -52,6 +52,9 @@ public struct LoggingPlugin: Plugin {
         self.bodyLimit = bodyLimit
     }
 
+    /// It only observes: ``/CourierCore/CredentialIdentity/none``, so the calls it logs can still be cached and coalesced.
+    public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity { .none }
+
     /// Logs the request: a summary, its fields, its curl command.
     public func willSend(_ request: HTTPRequest, context: CallContext) async {
         let metadata = Self.metadata(context)

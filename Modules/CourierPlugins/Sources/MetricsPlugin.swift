@@ -52,6 +52,9 @@ public final class MetricsPlugin: Plugin {
         self.factory = factory
     }
 
+    /// It only observes: ``/CourierCore/CredentialIdentity/none``, so the calls it counts can still be cached and coalesced.
+    public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity { .none }
+
     /// Notes when the attempt was sent.
     public func willSend(_ request: HTTPRequest, context: CallContext) async {
         let now = clock.now

@@ -39,6 +39,9 @@ public final class NetworkActivityPlugin: Plugin {
     /// How many calls are using the network now.
     public var activeCalls: Int { calls.withLock { $0.count } }
 
+    /// It only counts: ``/CourierCore/CredentialIdentity/none``, so the calls it counts can still be cached and coalesced.
+    public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity { .none }
+
     /// A call's first attempt: it began.
     public func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest {
         let active: Int? = calls.withLock { calls in

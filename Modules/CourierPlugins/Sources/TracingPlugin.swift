@@ -45,6 +45,9 @@ public final class TracingPlugin: Plugin {
         self.redaction = redaction
     }
 
+    /// It adds trace context, never a credential: ``/CourierCore/CredentialIdentity/none``.
+    public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity { .none }
+
     /// Starts the attempt's span (and the call's, on its first attempt) and
     /// injects its context into the request.
     public func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest {

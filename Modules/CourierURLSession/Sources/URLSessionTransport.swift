@@ -232,11 +232,13 @@ public final class URLSessionTransport: StreamingTransport {
         if let timeout = options.timeout {
             urlRequest.timeoutInterval = max(0.001, timeout.seconds)
         }
-        for field in head.headerFields {
-            if field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
-                throw TransportError(.other, "header \(field.name) contains CR, LF or NUL")
+        // One `Cookie` field, its crumbs joined with "; " (HTTPFields.forEachOnTheWire):
+        // added one by one, FoundationNetworking would join them with commas.
+        try head.headerFields.forEachOnTheWire { name, value throws(TransportError) in
+            if value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+                throw TransportError(.other, "header \(name) contains CR, LF or NUL")
             }
-            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+            urlRequest.addValue(value, forHTTPHeaderField: name)
         }
         return urlRequest
     }

@@ -18,6 +18,21 @@ struct Dispatcher {
             let response = AdminAPI(core: core).handle(request, remoteAddress: remoteAddress)
             return Answer(plan: .make(response, delayMs: 0, keepAlive: keepAlive), journal: nil)
         }
+        if core.configuration.refusesForbiddenRequests, let rule = WireRules.violation(request) {
+            core.logger.info(
+                "refused request",
+                metadata: ["request": "\(request.method) \(request.uri)", "rule": "\(rule)"])
+            if core.configuration.strict {
+                core.registry.recordFailure("\(request.method) \(request.uri): \(rule)")
+            }
+            var fields = JournalFields(status: 400)
+            fields.unmatched = true
+            fields.fault = "refused: \(rule)"
+            let refusal = StubResponse(
+                status: 400, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(rule.utf8))
+            fields.response = RecordedResponse(planned: refusal)
+            return Answer(plan: .make(refusal, delayMs: 0, keepAlive: false), journal: fields)
+        }
         switch core.registry.match(request) {
         case .success(let matched):
             let plan: ResponsePlan

@@ -37,7 +37,10 @@ enum RequestBuilder {
         var headers = spec.node.headers
         if !spec.headers.isEmpty { headers.setAll(spec.headers) }
         let (body, contentType) = try makeBody(spec.content, encoding)
-        if let contentType, headers[.contentType] == nil {
+        // A node's or endpoint's `Content-Type` wins over the body's own —
+        // except a multipart form's, whose boundary the body is cut by: any
+        // other value would make the upload unreadable (XSYNetwork's bug).
+        if let contentType, headers[.contentType] == nil || spec.content.isMultipart {
             headers[.contentType] = try RequestHeadCheck.checkedValue(contentType, for: .contentType)
         }
         let head = HTTPRequest(

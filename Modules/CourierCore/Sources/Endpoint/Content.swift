@@ -23,6 +23,13 @@ public struct Content: Sendable {
 
     let kind: Kind
 
+    /// Whether it is a multipart form, whose `Content-Type` carries the
+    /// boundary and so wins over any other (``RequestBuilder``).
+    var isMultipart: Bool {
+        if case .multipart = kind { return true }
+        return false
+    }
+
     /// No body.
     public static let none = Content(kind: .none)
 

@@ -80,6 +80,24 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     /// It does: responses to its calls are someone's own.
     package var authenticatesRequests: Bool { true }
 
+    /// The credential fields the current credential puts on a request
+    /// (``CredentialIdentity/fields(_:)``); ``CredentialIdentity/none`` for
+    /// an endpoint that does not authenticate; ``CredentialIdentity/undeclared``
+    /// when the provider signs something other than the credential fields
+    /// (the URL, a field of its own), which the pipeline cannot tell apart.
+    public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity {
+        guard context.authenticates else { return .none }
+        var probe = HTTPRequest(method: .get, scheme: "https", authority: "identity.invalid", path: "/")
+        do {
+            try provider.apply(credential, to: &probe)
+        } catch {
+            return .undeclared
+        }
+        let identity = CredentialIdentity.fields(probe.headerFields)
+        let onlyCredentialFields = probe.headerFields.allSatisfy { CredentialFields.names.contains($0.name) }
+        return identity == .none || !onlyCredentialFields || probe.path != "/" ? .undeclared : identity
+    }
+
     /// The credential in use now (the last refreshed one).
     public var credential: Credential { inner.withLock { $0.rules.current.credential } }
 

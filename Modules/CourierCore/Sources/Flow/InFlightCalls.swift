@@ -14,6 +14,9 @@ final class InFlightCalls: Sendable {
     struct Key: Hashable, Sendable {
         let request: RequestKey
         let endpoint: String
+        /// What the per-attempt interceptors and plugins declared they add
+        /// (``PassIdentity``): two principals never share an exchange.
+        let principals: String?
     }
 
     private struct Flight {
@@ -39,18 +42,30 @@ final class InFlightCalls: Sendable {
     /// Callers waiting for any exchange.
     var callersInFlight: Int { state.withLock { $0.flights.values.reduce(0) { $0 + $1.callers.count } } }
 
-    /// Runs the attempt loop for `request`, or joins the identical one in flight.
+    /// Whether a call of `request` may join or lead a shared exchange: its
+    /// endpoint coalesces this method, and it is neither a download nor a
+    /// stream. (Its key, and what the later components declare, decide the rest.)
+    static func mayShare(_ request: OutgoingRequest, _ state: CallState) -> Bool {
+        guard let coalescing = state.settings.coalescing else { return false }
+        return coalescing.applies(to: request.head.method) && state.plan.spec.destination == nil
+            && state.plan.call.stream == nil
+    }
+
+    /// Runs the attempt loop for `request`, or joins the identical one in
+    /// flight: same request key, same endpoint, same declared principals.
+    /// A pass whose per-attempt interceptors or plugins did not declare what
+    /// they add runs alone (``PassIdentity``).
     static func attempts(_ request: OutgoingRequest, _ state: CallState) async throws(CourierError)
         -> RawResponse
     {
-        guard let coalescing = state.settings.coalescing, coalescing.applies(to: request.head.method),
-            state.plan.spec.destination == nil, state.plan.call.stream == nil,
+        guard mayShare(request, state), let identity = state.identity, identity.isDeclared,
             let requestKey = RequestKey(request)
         else {
             return try await AttemptStage.run(request, state)
         }
         let spec = state.plan.spec
-        let key = Key(request: requestKey, endpoint: "\(spec.node.name) \(spec.route)")
+        let key = Key(
+            request: requestKey, endpoint: "\(spec.node.name) \(spec.route)", principals: identity.principals)
         return try await state.plan.call.client.inFlight.share(key, request, state)
     }
 

@@ -34,7 +34,15 @@ import HTTPTypes
 ///     }
 /// }
 /// ```
-public protocol Interceptor: Sendable {
+///
+/// A per-attempt interceptor runs after the response cache and coalescing
+/// have decided whose the call's response is: it says in
+/// ``CredentialDeclaring/credentialIdentity(for:)`` what it adds
+/// (``CredentialIdentity``). The default, ``CredentialIdentity/undeclared``,
+/// keeps its calls out of the cache and out of coalescing. A per-call
+/// interceptor's changes are on the request the cache and coalescing see,
+/// so its declaration is not asked.
+public protocol Interceptor: CredentialDeclaring {
     /// Handles the request, usually by calling `next` with it (changed or not).
     /// - Throws: Stops the call; a non-``CourierError`` becomes
     ///   ``CourierError/Code/interceptor``.
@@ -56,6 +64,9 @@ public struct ClosureInterceptor: Interceptor, NamedComponent, AuthenticatingInt
     let componentName: ComponentName
     /// Set by ``Interceptor/bearer(fileID:line:_:)``.
     package var authenticatesRequests = false
+    /// What ``credentialIdentity(for:)`` answers: ``CredentialIdentity/undeclared``
+    /// unless ``declaring(_:)`` or the maker said otherwise.
+    var identity: @Sendable (CallContext) async throws -> CredentialIdentity = { _ in .undeclared }
 
     /// Makes an interceptor of a closure: for one-off behaviour that needs no
     /// type of its own (``Interceptor/intercept(name:fileID:line:_:)`` reads
@@ -81,6 +92,24 @@ public struct ClosureInterceptor: Interceptor, NamedComponent, AuthenticatingInt
     {
         try await body(request, context, next)
     }
+
+    /// What the closure declares (``declaring(_:)``); by default
+    /// ``CredentialIdentity/undeclared``.
+    public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity {
+        try await identity(context)
+    }
+
+    /// A copy that declares `identity` for every call: ``CredentialIdentity/none``
+    /// for a per-attempt interceptor that adds no credential (logging,
+    /// metrics, a trace header), so that its calls can still be cached and
+    /// coalesced.
+    /// - Parameter identity: What the closure adds.
+    /// - Returns: The interceptor, declaring it.
+    public func declaring(_ identity: CredentialIdentity) -> ClosureInterceptor {
+        var copy = self
+        copy.identity = { _ in identity }
+        return copy
+    }
 }
 
 extension Interceptor where Self == ClosureInterceptor {
@@ -99,13 +128,15 @@ extension Interceptor where Self == ClosureInterceptor {
         ClosureInterceptor(name: name, fileID: fileID, line: line, body)
     }
 
-    /// Sets these header fields on every request (replacing fields of the same name).
+    /// Sets these header fields on every request (replacing fields of the
+    /// same name); it declares the credential fields among them
+    /// (``CredentialIdentity/fields(_:)``).
     public static func headers(_ fields: HTTPFields) -> ClosureInterceptor {
         ClosureInterceptor(name: "headers") { request, _, next in
             var request = request
             request.head.headerFields.setAll(fields)
             return try await next(request)
-        }
+        }.declaring(.fields(fields))
     }
 
     /// Sets `Authorization: Bearer <token>` with a token fetched for each
@@ -123,6 +154,8 @@ extension Interceptor where Self == ClosureInterceptor {
             return try await next(request)
         }
         interceptor.authenticatesRequests = true
+        // The token's owner, for a cache or coalescing: the token it would send now.
+        interceptor.identity = { _ in .digest(of: try await token()) }
         return interceptor
     }
 }

@@ -25,7 +25,14 @@ import HTTPTypes
 /// (``APIClient/send(_:plugins:progress:)``).
 ///
 /// An error `prepare` throws names the plugin in ``CourierError/thrownBy``.
-public protocol Plugin: Sendable {
+///
+/// `prepare` runs per attempt, after the response cache and coalescing have
+/// decided whose the call's response is: a plugin says in
+/// ``CredentialDeclaring/credentialIdentity(for:)`` what it will add. The
+/// default, ``CredentialIdentity/undeclared``, keeps every call the plugin
+/// takes part in out of the cache and out of coalescing; a plugin that only
+/// observes, or adds no credential, says ``CredentialIdentity/none``.
+public protocol Plugin: CredentialDeclaring {
     /// Changes the request head before it is sent; throwing vetoes the attempt.
     /// - Throws: Stops the call; use ``CourierError/vetoed(_:)`` to say why.
     func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest

@@ -126,6 +126,9 @@ enum AttemptStage {
             staging.destination.options.contains(.resumable)
                 ? DownloadResume(staging.destination, request: request.head) : nil
         }
+        // What the cache and coalescing keyed the call with, when every
+        // later component declared that it adds no credential: held to it.
+        let keyed = state.identity == .declared(nil) ? request.head : nil
         let options = TransportOptions(
             timeout: timeout, destination: staging?.staged, maxBodySize: settings.maxBodySize,
             maxDownloadSize: settings.maxDownloadSize,
@@ -134,11 +137,13 @@ enum AttemptStage {
         do {
             let interceptors = settings.attemptInterceptors
             if interceptors.isEmpty {
-                response = try await transfer(request, context: context, options, resume, staging, state)
+                response = try await transfer(
+                    request, context: context, options, resume, staging, keyed: keyed, state)
             } else {
                 let chain = InterceptorChain.fold(interceptors, context: context) {
                     [context, staging] request in
-                    try await transfer(request, context: context, options, resume, staging, state)
+                    try await transfer(
+                        request, context: context, options, resume, staging, keyed: keyed, state)
                 }
                 response = try await chain(request)
             }
@@ -175,10 +180,10 @@ enum AttemptStage {
     /// do not fit the answer (``DownloadResume``).
     private static func transfer(
         _ request: OutgoingRequest, context: CallContext, _ options: TransportOptions,
-        _ resume: DownloadResume?, _ staging: DownloadStaging?, _ state: CallState
+        _ resume: DownloadResume?, _ staging: DownloadStaging?, keyed: HTTPRequest?, _ state: CallState
     ) async throws(CourierError) -> RawResponse {
         guard let resume, let staging else {
-            return try await exchange(request, context: context, options: options, state)
+            return try await exchange(request, context: context, options: options, keyed: keyed, state)
         }
         var sent = request
         var options = options
@@ -186,7 +191,7 @@ enum AttemptStage {
         options.maxDownloadSize = options.maxDownloadSize.map { max(0, $0 - resume.resumedBytes) }
         let response: RawResponse
         do {
-            response = try await exchange(sent, context: context, options: options, state)
+            response = try await exchange(sent, context: context, options: options, keyed: keyed, state)
         } catch {
             resume.keep(from: staging.staged)
             throw error
@@ -195,7 +200,7 @@ enum AttemptStage {
         staging.discard()
         options.maxDownloadSize = state.settings.maxDownloadSize
         do {
-            return try await exchange(request, context: context, options: options, state)
+            return try await exchange(request, context: context, options: options, keyed: keyed, state)
         } catch {
             resume.keep(from: staging.staged)
             throw error
@@ -203,9 +208,12 @@ enum AttemptStage {
     }
 
     /// Plugins around the transport: `prepare`, `willSend`, send, `didReceive`.
-    /// Every `willSend` is matched by one `didReceive`.
+    /// Every `willSend` is matched by one `didReceive`. With `keyed`, the
+    /// credential fields must still be the ones the cache and coalescing
+    /// keyed the call with (``PassIdentity/check(_:against:)``).
     private static func exchange(
-        _ request: OutgoingRequest, context: CallContext, options: TransportOptions, _ state: CallState
+        _ request: OutgoingRequest, context: CallContext, options: TransportOptions, keyed: HTTPRequest?,
+        _ state: CallState
     ) async throws(CourierError) -> RawResponse {
         let plugins = state.settings.plugins
         var context = context
@@ -223,6 +231,7 @@ enum AttemptStage {
         // The head as it leaves the last plugin: checked once, before anyone sends it.
         do throws(CourierError) {
             try RequestHeadCheck.check(head)
+            if let keyed, let identity = state.identity { try identity.check(head, against: keyed) }
         } catch var error {
             error.request = head
             error.attempt = context.attempt

@@ -24,12 +24,16 @@ package struct CacheCall: Sendable {
     /// Who is asking, and for how many deliveries.
     package let role: CacheRole
     /// Whether an authenticating interceptor (``Authenticator``, `.bearer`)
-    /// runs in the per-call tier — its credential is on the request the
-    /// cache sees — or in the per-attempt tier, after the cache, where the
-    /// cache cannot see whose the response is.
+    /// runs in the per-call tier: its credential is on the request the
+    /// cache sees.
     package let authenticatedPerCall: Bool
-    /// See ``authenticatedPerCall``.
-    package let authenticatedPerAttempt: Bool
+    /// The digest of the principals that the per-attempt interceptors and
+    /// plugins declare they add after the cache (``CredentialIdentity``);
+    /// `nil` when none adds one.
+    package let declaredPrincipals: String?
+    /// The component that may add a credential after the cache and did not
+    /// say whose; when set, the pass must neither read nor write.
+    package let undeclaredBy: String?
     /// The client's cookie jar: the transport adds its cookies after the
     /// cache saw the request, so the cache asks it what they will be.
     package let cookies: (any CookieStorage)?

@@ -14,7 +14,8 @@ extension CallPipeline {
         let call = CacheCall(
             authenticates: state.plan.spec.authenticates, role: state.plan.call.cacheRole,
             authenticatedPerCall: settings.authenticatesPerCall,
-            authenticatedPerAttempt: settings.authenticatesPerAttempt, cookies: settings.cookies,
+            declaredPrincipals: state.identity?.principals, undeclaredBy: state.identity?.undeclaredBy,
+            cookies: settings.cookies,
             skipsReading: state.skipsCacheReading)
         state.cacheStage = cache.begin(state.plan.spec, call)
     }

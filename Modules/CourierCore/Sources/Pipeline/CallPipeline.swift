@@ -7,6 +7,9 @@ import HTTPTypes
 /// 2. parameter interceptors;
 /// 3. encoding;
 /// 4. per-call interceptors, around
+/// 3½. when the cache or coalescing takes part: what the per-attempt
+///    interceptors and plugins declare they add (``PassIdentity``), which
+///    both key on — before either decides;
 /// 4½. the response cache, when one takes part (``CachePass``): it may
 ///    answer from storage (no attempt), deliver a stored response first,
 ///    or revalidate — around
@@ -137,7 +140,12 @@ struct CallPipeline: Sendable {
             }
             let request = try encode(state)  // 3
             state.request = request
-            if let cache = state.plan.call.client.responseCache, state.plan.call.stream == nil {
+            let cache = state.plan.call.stream == nil ? state.plan.call.client.responseCache : nil
+            if cache != nil || InFlightCalls.mayShare(request, state) {
+                // Whose the response is, before the cache reads or coalescing joins.
+                state.identity = try await PassIdentity.of(state.settings, state.context)
+            }
+            if let cache {
                 Self.beginCache(cache, &state)  // the cache's part in 4½
             }
             outcome = await callChain(request, state)  // 4, 4½, 5

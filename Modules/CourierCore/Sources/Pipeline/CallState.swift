@@ -24,6 +24,10 @@ struct CallState: Sendable {
     var membership: GroupMembership?
     /// The response cache's part in this pass, when it takes one (4½).
     var cacheStage: (any CachePass)?
+    /// What the per-attempt interceptors and plugins declare they add,
+    /// asked once per pass when the cache or coalescing takes part; `nil`
+    /// when neither does (``PassIdentity``).
+    var identity: PassIdentity?
     /// Set after a stored answer failed validation or decoding: the passes
     /// that follow ask the network only.
     var skipsCacheReading = false
@@ -51,6 +55,7 @@ struct CallState: Sendable {
         copy.request = request
         copy.membership = membership
         copy.cacheStage = cacheStage
+        copy.identity = identity
         copy.skipsCacheReading = skipsCacheReading
         return copy
     }
@@ -158,11 +163,10 @@ final class CallSettings: Sendable {
     let concurrencyPolicy: ConcurrencyPolicy?
     /// Whether identical calls in flight share an exchange; `nil`: never.
     let coalescing: Coalescing?
-    /// Whether an authenticating interceptor runs per call, and per attempt
-    /// (for a response cache: whose response is it?).
+    /// Whether an authenticating interceptor runs per call (for a response
+    /// cache: whose response is it?). Per-attempt ones declare what they add
+    /// (``PassIdentity``).
     let authenticatesPerCall: Bool
-    /// See ``authenticatesPerCall``.
-    let authenticatesPerAttempt: Bool
     /// The client's cookie jar.
     let cookies: (any CookieStorage)?
     /// The client's reachability gate.
@@ -201,7 +205,6 @@ final class CallSettings: Sendable {
         concurrencyPolicy = spec.concurrencyPolicy
         coalescing = spec.coalescing
         authenticatesPerCall = callInterceptors.contains(where: Self.authenticates)
-        authenticatesPerAttempt = attemptInterceptors.contains(where: Self.authenticates)
         cookies = configuration.cookies
         networkMonitor = configuration.networkMonitor
     }

@@ -10,12 +10,14 @@ import Testing
 struct CoalescingTests {
     static let endpoint = Endpoint<RawResponse>(.get("items"), on: .api).coalesced()
 
-    static func start(_ client: APIClient, _ endpoint: Endpoint<RawResponse> = endpoint)
+    static func start(
+        _ client: APIClient, _ endpoint: Endpoint<RawResponse> = endpoint, plugins: [any Plugin] = []
+    )
         -> Task<Result<Reply<RawResponse>, CourierError>, Never>
     {
         Task {
             do throws(CourierError) {
-                return .success(try await client.response(endpoint))
+                return .success(try await client.response(endpoint, plugins: plugins))
             } catch {
                 return .failure(error)
             }
@@ -107,11 +109,14 @@ struct CoalescingTests {
     }
 
     /// Starts two calls at once and says how many requests reached the transport.
-    static func exchanges(_ first: Endpoint<RawResponse>, _ second: Endpoint<RawResponse>) async throws -> Int
-    {
+    static func exchanges(
+        _ first: Endpoint<RawResponse>, _ second: Endpoint<RawResponse>, plugins: [[any Plugin]] = [[], []]
+    ) async throws -> Int {
         let transport = HeldTransport()
         let client = APIClient(transport: transport)
-        let calls = [Self.start(client, first), Self.start(client, second)]
+        let calls = [
+            Self.start(client, first, plugins: plugins[0]), Self.start(client, second, plugins: plugins[1]),
+        ]
         // Settled when each call either waits in an exchange that reached
         // the transport, or reached the transport itself.
         while client.inFlight.callersInFlight + transport.arrivals.count - client.inFlight.count != 2 {
@@ -147,6 +152,59 @@ struct CoalescingTests {
         #expect(try await Self.exchanges(items, twin.coalesced()) == 2)
     }
 
+    /// Sets a user's token in `prepare`; declares it, or not.
+    struct UserPlugin: Plugin {
+        let token: String
+        var declares = true
+        func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity {
+            declares ? .digest(of: token) : .undeclared
+        }
+        func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest {
+            var request = request
+            request.headerFields[.authorization] = "Bearer \(token)"
+            return request
+        }
+    }
+
+    @Test func callsOfTwoPrincipalsNeverShareAnExchange() async throws {
+        let items = Self.endpoint
+        // A token added in `prepare`, after coalescing keyed the call: what
+        // the plugin declares keeps user B out of user A's exchange.
+        #expect(
+            try await Self.exchanges(
+                items, items, plugins: [[UserPlugin(token: "a")], [UserPlugin(token: "b")]]) == 2)
+        #expect(
+            try await Self.exchanges(
+                items, items, plugins: [[UserPlugin(token: "a")], [UserPlugin(token: "a")]]) == 1)
+        // A plugin that does not say whose token it adds: never shared.
+        let undeclared = UserPlugin(token: "a", declares: false)
+        #expect(try await Self.exchanges(items, items, plugins: [[undeclared], [undeclared]]) == 2)
+        // Per-attempt interceptors, the same way.
+        let bearer = items.attempting([.bearer { "a" }])
+        #expect(try await Self.exchanges(bearer, bearer) == 1)
+        let passing = ClosureInterceptor { request, _, next in try await next(request) }
+        let closure = items.attempting([passing])
+        #expect(try await Self.exchanges(closure, closure) == 2)
+        let quiet = items.attempting([passing.declaring(.none)])
+        #expect(try await Self.exchanges(quiet, quiet) == 1)
+    }
+
+    @Test func eachPrincipalGetsItsOwnResponse() async throws {
+        let transport = HeldTransport()
+        let client = APIClient(transport: transport)
+        let alice = Self.start(client, plugins: [UserPlugin(token: "a")])
+        let bob = Self.start(client, plugins: [UserPlugin(token: "b")])
+        await transport.waitForArrivals(2)
+        let tokens = transport.heldHeaders.map { $0[.authorization] }
+        #expect(Set(tokens) == ["Bearer a", "Bearer b"])
+        transport.answer("/v1/items", with: .json(#"{"who":"first"}"#))
+        transport.answer("/v1/items", with: .json(#"{"who":"second"}"#))
+        let bodies = [try await alice.value.get(), try await bob.value.get()].map {
+            String(decoding: $0.model.body.bytes ?? [], as: UTF8.self)
+        }
+        #expect(Set(bodies).count == 2)
+    }
+
     @Test func requestKeysNormaliseTheURLAndHideTheCredential() throws {
         func key(
             _ path: String, _ fields: HTTPFields = [:], body: RequestBody? = nil,
@@ -174,5 +232,14 @@ struct CoalescingTests {
         #expect(key("/v1/items", [.accept: "text/csv"]) != key("/v1/items", [.accept: "application/json"]))
         #expect(plain.digest.count == 64)
         #expect(plain.digest == key("/v1/items?a=1&b=2&b=1")?.digest)
+    }
+}
+
+extension Endpoint {
+    /// A copy with these per-attempt interceptors.
+    fileprivate func attempting(_ interceptors: [any Interceptor]) -> Endpoint {
+        var copy = self
+        copy.spec.attemptInterceptors = interceptors
+        return copy
     }
 }

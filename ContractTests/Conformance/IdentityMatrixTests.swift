@@ -1,0 +1,249 @@
+import CourierCache
+import CourierCodable
+import CourierCookies
+import CourierCore
+import CourierMockServer
+import CourierPlugins
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+
+/// One request identity: every place a credential can come from × every way
+/// a response is shared × every transport, two principals each. Each
+/// principal must get the echo of its own request, and the server's record
+/// must show each request carrying its own credential in one field. A new
+/// credential source or a new way of sharing joins the matrix here.
+struct IdentityMatrixTests {
+    /// Where the credential comes from.
+    enum Source: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case endpointHeader, callInterceptor, attemptInterceptor, clientPlugin, callPlugin, authenticator
+        case cookieJar
+
+        var testDescription: String { rawValue }
+
+        /// Set on the client (one client per principal), not per call.
+        var isClientWide: Bool { self == .clientPlugin || self == .cookieJar }
+    }
+
+    /// How a response could be shared between the two principals.
+    enum Sharing: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case memoryTier, diskTier, coalescing
+
+        var testDescription: String { rawValue }
+    }
+
+    /// The mock server's `/anything` echo: the header lines it received.
+    struct Echo: Decodable, Sendable {
+        let headers: [[String]]
+
+        func values(_ name: String) -> [String] {
+            headers.filter { $0.first?.lowercased() == name.lowercased() }.compactMap { $0.last }
+        }
+    }
+
+    /// A credential provider with a fixed token.
+    struct FixedTokens: CredentialProvider {
+        func apply(_ credential: String, to request: inout HTTPRequest) throws {
+            request.headerFields[.authorization] = "Bearer \(credential)"
+        }
+        func refresh(_ credential: String) async throws -> String { credential }
+    }
+
+    /// One principal's way of calling.
+    struct Caller {
+        let client: APIClient
+        let endpoint: Endpoint<Echo>
+        let plugins: [any Plugin]
+        /// The field that must carry the principal's credential, and its value.
+        let field: String
+        let value: String
+
+        func call() async throws -> Reply<Echo> { try await client.response(endpoint, plugins: plugins) }
+    }
+
+    static func configuration(_ transport: any Transport, _ cache: ResponseCache?) -> APIClient.Configuration
+    {
+        var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
+        if let cache { configuration.cache = cache }
+        return configuration
+    }
+
+    /// `principal`'s caller for `source`; per-call sources share `shared`.
+    static func caller(
+        _ source: Source, _ principal: String, _ base: Endpoint<Echo>, server: MockServer,
+        shared: APIClient, transport: any Transport, cache: ResponseCache?
+    ) -> Caller {
+        let token = "tok-\(principal)"
+        var endpoint = base
+        var plugins: [any Plugin] = []
+        var client = shared
+        switch source {
+        case .endpointHeader:
+            endpoint = endpoint.adding(headers: [.authorization: "Bearer \(token)"])
+        case .callInterceptor:
+            endpoint.spec.callInterceptors = [.bearer { token }]
+        case .attemptInterceptor:
+            endpoint.spec.attemptInterceptors = [.bearer { token }]
+        case .callPlugin:
+            plugins = [AccessTokenPlugin { _, _ in token }]
+        case .authenticator:
+            endpoint.spec.callInterceptors = [Authenticator(FixedTokens(), credential: token)]
+        case .clientPlugin:
+            var configuration = configuration(transport, cache)
+            configuration.plugins = [AccessTokenPlugin { _, _ in token }]
+            client = APIClient(configuration: configuration)
+        case .cookieJar:
+            let jar = CookieJar()
+            if let origin = URL(string: "http://127.0.0.1:\(server.port)/") {
+                _ = jar.setCookie("sid=\(token); Path=/", from: origin)
+            }
+            var configuration = configuration(transport, cache)
+            configuration.cookies = jar
+            client = APIClient(configuration: configuration)
+        }
+        let isCookie = source == .cookieJar
+        return Caller(
+            client: client, endpoint: endpoint, plugins: plugins,
+            field: isCookie ? "Cookie" : "Authorization",
+            value: isCookie ? "sid=\(token)" : "Bearer \(token)")
+    }
+
+    /// What the principal got is its own: the echo shows its credential,
+    /// once, in one field.
+    static func expectOwn(_ reply: Reply<Echo>, _ caller: Caller, _ what: String) {
+        let values = reply.model.values(caller.field)
+        #expect(values == [caller.value], "\(what): \(caller.field) echoed \(values), not \(caller.value)")
+    }
+
+    @Test(arguments: TransportKind.allCases, Sharing.allCases)
+    func noPrincipalIsServedAnothersResponse(kind: TransportKind, sharing: Sharing) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("identity-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withMockServer { server async throws in
+            for source in Source.allCases {
+                let cache: ResponseCache?
+                var base = Endpoint<Echo>(
+                    .get("anything/\(source.rawValue)"),
+                    on: Node("mock", baseURL: "http://127.0.0.1:\(server.port)"))
+                switch sharing {
+                case .memoryTier:
+                    cache = ResponseCache()
+                case .diskTier:
+                    let store = try await DiskStore.open(
+                        directory: directory.appendingPathComponent(source.rawValue))
+                    cache = ResponseCache(memory: nil, disk: store)
+                case .coalescing:
+                    cache = nil
+                    base = base.coalesced()
+                }
+                if cache != nil {
+                    base = base.cache(.cancelNetwork) { $0.storesCredentialedResponses = true }
+                }
+                let gate = PairGate(kind.transport)
+                let transport: any Transport = sharing == .coalescing ? gate : kind.transport
+                let shared = APIClient(configuration: Self.configuration(transport, cache))
+                let (alice, bob) = (
+                    Self.caller(
+                        source, "alice", base, server: server, shared: shared, transport: transport,
+                        cache: cache),
+                    Self.caller(
+                        source, "bob", base, server: server, shared: shared, transport: transport,
+                        cache: cache)
+                )
+                let before = server.journal.entries.count
+                if sharing == .coalescing {
+                    try await Self.concurrently(alice, bob, gate: gate, source: source)
+                } else {
+                    Self.expectOwn(try await alice.call(), alice, "\(source) alice")
+                    await cache?.settle()
+                    Self.expectOwn(try await bob.call(), bob, "\(source) bob after alice")
+                    await cache?.settle()
+                    // Each principal's own entry answers it again, without the network.
+                    let again = try await alice.call()
+                    Self.expectOwn(again, alice, "\(source) alice again")
+                    #expect(
+                        again.attempts == 0, "\(source): alice's second call was not answered from her entry")
+                }
+                // The wire, from the server's record: each request carried
+                // one principal's credential, in one field.
+                let sent = server.journal.entries.dropFirst(before).map(\.request)
+                let carried = sent.map { request in request.headerValues(alice.field) }
+                #expect(
+                    carried.allSatisfy { $0.count == 1 },
+                    "\(source): \(alice.field) lines on the wire: \(carried)")
+                #expect(
+                    Set(carried.joined()) == [alice.value, bob.value],
+                    "\(source): the server saw \(carried), not both principals")
+            }
+        }
+    }
+
+    /// Alice's and Bob's calls at once, the first request held at the
+    /// transport until the second arrives there: had Bob joined Alice's
+    /// exchange, his request would never come, and the gate opens only at
+    /// its safety deadline (a hang guard, never met when the code is right).
+    static func concurrently(
+        _ alice: Caller, _ bob: Caller, gate: PairGate, source: Source
+    ) async throws {
+        async let first = alice.call()
+        async let second = bob.call()
+        let (aliceReply, bobReply) = (try await first, try await second)
+        #expect(
+            gate.pairArrived, "\(source): one request reached the transport — bob joined alice's exchange")
+        expectOwn(aliceReply, alice, "\(source) alice")
+        expectOwn(bobReply, bob, "\(source) bob")
+    }
+}
+
+/// A transport that holds the first request it is given until a second
+/// one comes (both then go on to `inner`), so that two calls are surely in
+/// flight together. If none comes, a safety deadline lets the first go.
+final class PairGate: Transport {
+    private struct State {
+        var arrived = 0
+        var waiting: CheckedContinuation<Void, Never>?
+        var open = false
+    }
+
+    let inner: any Transport
+    private let state = Mutex(State())
+
+    init(_ inner: any Transport) { self.inner = inner }
+
+    /// Whether a second request came while the first was held.
+    var pairArrived: Bool { state.withLock { $0.arrived >= 2 } }
+
+    func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+        let first = state.withLock { state in
+            state.arrived += 1
+            return state.arrived == 1
+        }
+        if first {
+            let guardTask = Task {
+                try? await Task.sleep(for: .seconds(60))
+                self.open()
+            }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let isOpen = state.withLock { state in
+                    if !state.open { state.waiting = continuation }
+                    return state.open
+                }
+                if isOpen { continuation.resume() }
+            }
+            guardTask.cancel()
+        } else {
+            open()
+        }
+        return try await inner.send(request, options: options)
+    }
+
+    private func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume()
+    }
+}

@@ -1,0 +1,93 @@
+import HTTPTypes
+
+/// Whose a pass's response is, beyond what its request carries when the
+/// response cache and coalescing see it: what the components that act
+/// after them — per-attempt interceptors, then plugins' `prepare` — declare
+/// they add (``CredentialIdentity``).
+///
+/// The rule, in one place: the cache key and the coalescing key are made of
+/// the request as the per-call chain leaves it (its credential fields
+/// included), the cookie jar's cookies for it, and this identity. A pass
+/// whose identity is ``undeclared(by:)`` is neither cached nor coalesced.
+/// A pass where every later component declared ``CredentialIdentity/none``
+/// must reach the transport with the credential fields it was keyed with
+/// (``check(_:against:)``): otherwise a component lied, and nothing is sent.
+enum PassIdentity: Sendable, Equatable {
+    /// Every later component declared: the digest of the principals they
+    /// add, in their order; `nil` when none adds one.
+    case declared(String?)
+    /// This component may change credentials and did not say whose.
+    case undeclared(by: String)
+
+    /// The declarations of a pass's per-attempt interceptors and plugins.
+    /// - Throws: What a component's ``CredentialDeclaring/credentialIdentity(for:)``
+    ///   threw, as its own hook's error would be (naming it).
+    static func of(_ settings: CallSettings, _ context: CallContext) async throws(CourierError)
+        -> PassIdentity
+    {
+        var principals: [String] = []
+        var components: [any CredentialDeclaring] = []
+        components.reserveCapacity(settings.attemptInterceptors.count + settings.plugins.count)
+        for interceptor in settings.attemptInterceptors { components.append(interceptor) }
+        for plugin in settings.plugins { components.append(plugin) }
+        for component in components {
+            let identity: CredentialIdentity
+            do {
+                identity = try await component.credentialIdentity(for: context)
+            } catch {
+                throw ErrorMapping.raised(
+                    error, by: component, code: .interceptor, stage: .interception,
+                    what: "credential declaration")
+            }
+            switch identity {
+            case .none: continue
+            case .principal(let name): principals.append(componentName(of: component) + "\n" + name)
+            case .undeclared: return .undeclared(by: componentName(of: component))
+            }
+        }
+        guard !principals.isEmpty else { return .declared(nil) }
+        return .declared(SHA256.hex(Array(principals.joined(separator: "\n").utf8)))
+    }
+
+    /// The digest of the declared principals; `nil` when none, or undeclared.
+    var principals: String? {
+        if case .declared(let digest) = self { return digest }
+        return nil
+    }
+
+    /// The component that did not declare, if one did not.
+    var undeclaredBy: String? {
+        if case .undeclared(let name) = self { return name }
+        return nil
+    }
+
+    /// Whether the pass may be shared (cached, coalesced) at all.
+    var isDeclared: Bool {
+        if case .declared = self { return true }
+        return false
+    }
+
+    /// Holds a pass whose later components all declared ``CredentialIdentity/none``
+    /// to it: the head about to be sent must carry the credential fields of
+    /// `keyed`, the request the cache and coalescing saw.
+    /// - Throws: ``CourierError/Code/invalidRequest`` naming the fields that
+    ///   changed, when they did; nothing is sent.
+    func check(_ head: HTTPRequest, against keyed: HTTPRequest) throws(CourierError) {
+        guard case .declared(nil) = self else { return }
+        guard CredentialFields.lines(head.headerFields) != CredentialFields.lines(keyed.headerFields) else {
+            return
+        }
+        let changed = CredentialFields.names.filter {
+            head.headerFields[values: $0] != keyed.headerFields[values: $0]
+        }.map(\.rawName)
+        var error = CourierError(
+            .invalidRequest, stage: .interception,
+            message:
+                "the \(changed.joined(separator: ", ")) field changed after the response cache or coalescing "
+                + "keyed the call, but every per-attempt interceptor and plugin declares that it adds no "
+                + "credential (CredentialIdentity.none); declare what it adds with "
+                + "credentialIdentity(for:): nothing was sent")
+        error.request = head
+        throw error
+    }
+}
