@@ -20,6 +20,25 @@ struct RedirectPolicyTests {
         return try RedirectPolicy.follow.next(after: response, for: request, visited: &visited)
     }
 
+    @Test func refusalsNeverCarryTheSecretsOfTheirURLs() throws {
+        // A loop back to a URL with a token in its query, and an invalid
+        // target with a password in it: the messages keep the shape, not the secrets.
+        let request = OutgoingRequest(
+            head: HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/loop"))
+        var headers = HTTPFields()
+        headers[.location] = "/loop?page=2&access_token=s3cr3t-t0ken"
+        let response = RawResponse(head: HTTPResponse(status: .found, headerFields: headers))
+        var visited = ["https://api.example.com/loop?page=2&access_token=s3cr3t-t0ken"]
+        let loop = #expect(throws: TransportError.self) {
+            try RedirectPolicy.follow.next(after: response, for: request, visited: &visited)
+        }
+        #expect(loop?.message == "redirect loop at https://api.example.com/loop?page=2&access_token=***")
+        let invalid = #expect(throws: TransportError.self) {
+            try next("https://user:hunter2@a%20b/?sig=abc#top")
+        }
+        #expect(invalid?.message == "invalid redirect target https://***@a%20b/?sig=***#top")
+    }
+
     @Test func relativeAndAbsoluteTargetsResolve() throws {
         let relative = try #require(try next("../c?q=1"))
         #expect(relative.head.authority == "api.example.com")

@@ -62,6 +62,11 @@ struct RequestBuildingTests {
             makeClient(recorder), Endpoint<RawResponse>(.get("f"), on: .api).encodedQuery("a=b c#frag"))
         #expect(error?.code == .invalidRequest)
         #expect(recorder.records.isEmpty)
+        // The message shows the query's shape, never a signature or token in it.
+        let leaking = await expectFailure(
+            makeClient(recorder), Endpoint<RawResponse>(.get("f"), on: .api).encodedQuery("sig=s3cr3t&a=b c"))
+        #expect(leaking?.message.contains("sig=***&a=b c") == true, "\(leaking?.message ?? "")")
+        #expect(leaking.map { !"\($0)".contains("s3cr3t") } == true)
         let templated = Route(.get, RoutePath(escaped: "orders/42", template: "getOrder"))
         #expect(templated.description == "GET getOrder" && templated.path.escaped == "orders/42")
     }

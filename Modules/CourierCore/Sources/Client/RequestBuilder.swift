@@ -94,7 +94,8 @@ enum RequestBuilder {
         for byte in query.utf8 where byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "#") {
             throw CourierError(
                 .invalidRequest, stage: .build,
-                message: "encoded query \"\(query.prefix(200))\" contains a space, a control or non-ASCII "
+                message:
+                    "encoded query \"\(SecretNames.redacted("?" + query.prefix(200)).dropFirst())\" contains a space, a control or non-ASCII "
                     + "character, or '#'; percent-encode it")
         }
     }

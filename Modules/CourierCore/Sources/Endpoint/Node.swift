@@ -113,7 +113,7 @@ public struct Node: Sendable, Hashable {
         guard let parsed = parsedURLs[key] else {
             throw CourierError(
                 .invalidRequest, stage: .build,
-                message: "node \(name) has an invalid base URL \"\(urls[key] ?? "")\" "
+                message: "node \(name) has an invalid base URL \"\(SecretNames.redacted(urls[key] ?? ""))\" "
                     + "(need http:// or https:// and an ASCII host name or IP address)")
         }
         return parsed

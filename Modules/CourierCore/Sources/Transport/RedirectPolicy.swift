@@ -87,7 +87,11 @@ public struct RedirectPolicy: Sendable {
             let target = URL(string: location, relativeTo: base)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), let host = target.host(percentEncoded: true),
             RequestHeadCheck.isHostName(host)
-        else { throw TransportError(.redirectRefused, "invalid redirect target \(location.prefix(200))") }
+        else {
+            // Secrets in the target (a token in the query, a password) stay out of the message.
+            throw TransportError(
+                .redirectRefused, "invalid redirect target \(SecretNames.redacted(location.prefix(200)))")
+        }
         guard scheme == "http" || scheme == "https" else {
             throw TransportError(.redirectRefused, "redirect to a \(scheme) URL refused")
         }
@@ -96,7 +100,7 @@ public struct RedirectPolicy: Sendable {
         }
         let absolute = target.absoluteString
         guard !visited.contains(absolute) else {
-            throw TransportError(.redirectRefused, "redirect loop at \(absolute)")
+            throw TransportError(.redirectRefused, "redirect loop at \(SecretNames.redacted(absolute))")
         }
         visited.append(absolute)
 

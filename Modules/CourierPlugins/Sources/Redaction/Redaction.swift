@@ -44,10 +44,8 @@ public struct Redaction: Sendable {
             HTTPField.Name("X-API-Key"), HTTPField.Name("X-Auth-Token"), HTTPField.Name("API-Key"),
             HTTPField.Name("X-Amz-Security-Token"),
         ].compactMap { $0 }.reduce(into: []) { $0.insert($1) },
-        queryParameters: [
-            "token", "access_token", "refresh_token", "id_token", "key", "api_key", "apikey", "signature",
-            "sig", "password", "secret", "client_secret", "x-amz-signature", "x-amz-security-token",
-        ],
+        // The list error messages use too (CourierCore's SecretNames).
+        queryParameters: SecretNames.queryParameters,
         bodyFields: [
             "password", "passwd", "secret", "token", "access_token", "refresh_token", "id_token",
             "client_secret", "api_key", "apikey", "pin", "otp",
