@@ -32,6 +32,9 @@ struct IdentityMatrixTests {
         /// Not sharing, but the place a credential could be lost or swapped:
         /// the first attempt gets a 503, the retry must carry the same one.
         case retry
+        /// Not sharing either: two principals' streaming calls at once, each
+        /// body read to its end.
+        case stream
 
         var testDescription: String { rawValue }
     }
@@ -63,6 +66,14 @@ struct IdentityMatrixTests {
         let value: String
 
         func call() async throws -> Reply<Echo> { try await client.response(endpoint, plugins: plugins) }
+
+        /// The echo, through `client.stream`.
+        func stream() async throws -> Echo {
+            let reply = try await client.stream(endpoint, plugins: plugins)
+            var bytes: [UInt8] = []
+            for try await chunk in reply.body { bytes += chunk }
+            return try JSONDecoder().decode(Echo.self, from: Data(bytes))
+        }
     }
 
     static func configuration(_ transport: any Transport, _ cache: ResponseCache?) -> APIClient.Configuration
@@ -115,7 +126,11 @@ struct IdentityMatrixTests {
     /// What the principal got is its own: the echo shows its credential,
     /// once, in one field.
     static func expectOwn(_ reply: Reply<Echo>, _ caller: Caller, _ what: String) {
-        let values = reply.model.values(caller.field)
+        expectOwn(reply.model, caller, what)
+    }
+
+    static func expectOwn(_ echo: Echo, _ caller: Caller, _ what: String) {
+        let values = echo.values(caller.field)
         #expect(values == [caller.value], "\(what): \(caller.field) echoed \(values), not \(caller.value)")
     }
 
@@ -160,6 +175,8 @@ struct IdentityMatrixTests {
                 case .coalescing:
                     cache = nil
                     base = base.coalesced()
+                case .stream:
+                    cache = nil
                 case .retry:
                     cache = nil
                     base = Endpoint<Echo>(.get("retry/\(source.rawValue)"), on: base.spec.node)
@@ -183,6 +200,12 @@ struct IdentityMatrixTests {
                 let before = server.journal.entries.count
                 if sharing == .coalescing {
                     try await Self.concurrently(alice, bob, gate: gate, source: source)
+                } else if sharing == .stream {
+                    async let first = alice.stream()
+                    async let second = bob.stream()
+                    let (aliceEcho, bobEcho) = (try await first, try await second)
+                    Self.expectOwn(aliceEcho, alice, "\(source) alice's stream")
+                    Self.expectOwn(bobEcho, bob, "\(source) bob's stream")
                 } else if sharing == .retry {
                     for caller in [alice, bob] {
                         let reply = try await caller.call()
