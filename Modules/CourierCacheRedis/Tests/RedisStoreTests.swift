@@ -176,9 +176,29 @@ struct RedisStoreTests {
         }
     }
 
+    /// Where the token comes from: the request the cache sees (a per-call
+    /// interceptor), or added after it and declared (a per-attempt
+    /// interceptor, a plugin's `prepare`).
+    enum TokenSource: CaseIterable, Sendable { case perCall, perAttempt, plugin }
+
+    /// Sets a token in `prepare` and declares its digest.
+    struct TokenPlugin: Plugin {
+        let token: String
+        func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity {
+            .digest(of: token)
+        }
+        func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest {
+            var request = request
+            request.headerFields[.authorization] = "Bearer \(token)"
+            return request
+        }
+    }
+
     /// RELIABILITY §3.6.2 across instances: token A's body is never served
-    /// for token B, though both instances share one Redis.
-    @Test func oneUsersResponseIsNeverServedToAnotherAcrossInstances() async throws {
+    /// for token B, though both instances share one Redis — whichever
+    /// component puts the token on.
+    @Test(arguments: TokenSource.allCases)
+    func oneUsersResponseIsNeverServedToAnotherAcrossInstances(source: TokenSource) async throws {
         try await withRedis { server in
             let clock = TestClock()
             let me = Endpoint<Profile>(.get("me"), on: .fleet).cache(.cancelNetwork) {
@@ -194,7 +214,17 @@ struct RedisStoreTests {
                 }
                 let cache = ResponseCache(
                     memoryAndShared: RedisStore(redisConfiguration(server)), clock: clock)
-                let api = client(of: upstream, cache: cache, clock: clock, interceptors: [.bearer { token }])
+                let api =
+                    switch source {
+                    case .perCall:
+                        client(of: upstream, cache: cache, clock: clock, interceptors: [.bearer { token }])
+                    case .perAttempt:
+                        client(
+                            of: upstream, cache: cache, clock: clock, attemptInterceptors: [.bearer { token }]
+                        )
+                    case .plugin:
+                        client(of: upstream, cache: cache, clock: clock, plugins: [TokenPlugin(token: token)])
+                    }
                 return (api, upstream, cache)
             }
             let (first, _, firstCache) = instance(token: "token-A")

@@ -52,10 +52,12 @@ final class Upstream: Sendable {
 
 /// A client of `upstream` whose responses go through `cache`.
 func client(
-    of upstream: Upstream, cache: ResponseCache, clock: TestClock, interceptors: [any Interceptor] = []
+    of upstream: Upstream, cache: ResponseCache, clock: TestClock, interceptors: [any Interceptor] = [],
+    attemptInterceptors: [any Interceptor] = [], plugins: [any Plugin] = []
 ) -> APIClient {
     var configuration = APIClient.Configuration(
-        transport: upstream.transport, decoder: .codable, callInterceptors: interceptors, clock: clock)
+        transport: upstream.transport, decoder: .codable, callInterceptors: interceptors,
+        attemptInterceptors: attemptInterceptors, plugins: plugins, clock: clock)
     configuration.cache = cache
     return APIClient(configuration: configuration)
 }
