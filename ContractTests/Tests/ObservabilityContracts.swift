@@ -100,4 +100,32 @@ struct ObservabilityContracts {
             }
         }
     }
+
+    @Test(arguments: ContractTransport.allCases)
+    func aRefusedRedirectLogsNoSecret(kind: ContractTransport) async throws {
+        try await contract("plugins: a redirect loop with a token in its URL; no secret in the logs", kind) {
+            try await ContractServer.with("observability.json") { server in
+                let handler = InMemoryLogHandler()
+                var logger = Logger(label: "contract", factory: { _ in handler })
+                logger.logLevel = .trace
+                let tracer = InMemoryTracer()
+                let client = makeClient(
+                    kind, plugins: [LoggingPlugin(logger: logger), TracingPlugin(tracer: tracer)])
+                let loop = Endpoint<User>(
+                    .get("obs/loop"), on: server.node(), query: ["access_token": "S3CRLOOPTOKEN"])
+                let error = await expectCourierError("a redirect loop") { try await client.send(loop) }
+                check(error?.rootCause.code == .transport, "refused: \(String(describing: error))")
+                // What a user logs of an error, what the logging plugin wrote, what the spans keep.
+                let described = [error.map { "\($0)" } ?? "", error?.debugDescription ?? ""]
+                let written = handler.entries.map { "\($0.message) \($0.metadata)" }
+                let spans = tracer.finishedSpans.map { "\($0.operationName) \($0.attributes) \($0.errors)" }
+                for text in described + written + spans {
+                    check(!text.contains("S3CRLOOPTOKEN"), "the token reached: \(text.prefix(300))")
+                }
+                check(
+                    described[0].contains("access_token=***") || described[1].contains("access_token=***"),
+                    "the error still shows the URL's shape: \(described)")
+            }
+        }
+    }
 }
