@@ -246,6 +246,11 @@ struct IdentityMatrixTests {
     ) async throws {
         async let first = alice.call()
         async let second = bob.call()
+        // The gate opens when Bob's request reaches the transport too — or
+        // when both callers wait on one exchange: Bob joined Alice's, the
+        // failure this looks for. (No clock: it re-checks as other tasks run.)
+        await yieldUntil { gate.pairArrived || alice.client.coalescedCalls >= 2 }
+        gate.open()
         let (aliceReply, bobReply) = (try await first, try await second)
         #expect(
             gate.pairArrived, "\(source): one request reached the transport — bob joined alice's exchange")
@@ -255,8 +260,8 @@ struct IdentityMatrixTests {
 }
 
 /// A transport that holds the first request it is given until a second
-/// one comes (both then go on to `inner`), so that two calls are surely in
-/// flight together. If none comes, a safety deadline lets the first go.
+/// one comes or the test opens it (both then go on to `inner`), so that two
+/// calls are surely in flight together.
 final class PairGate: Transport {
     private struct State {
         var arrived = 0
@@ -280,10 +285,6 @@ final class PairGate: Transport {
             return state.arrived == 1
         }
         if first {
-            let guardTask = Task {
-                try? await Task.sleep(for: .seconds(60))
-                self.open()
-            }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let isOpen = state.withLockedValue { state in
                     if !state.open { state.waiting = continuation }
@@ -291,14 +292,14 @@ final class PairGate: Transport {
                 }
                 if isOpen { continuation.resume() }
             }
-            guardTask.cancel()
         } else {
             open()
         }
         return try await inner.send(request, options: options)
     }
 
-    private func open() {
+    /// Lets the held request go, and every later one straight through.
+    func open() {
         let waiting = state.withLockedValue { state in
             state.open = true
             defer { state.waiting = nil }

@@ -7,17 +7,15 @@
 # already compiled there (SwiftNIO, async-http-client, the libraries), instead
 # of compiling all of it again in ContractTests/.build.
 #
-# Every build passes build_flags, so that every build of a folder compiles
-# the same way (different flags make SwiftPM compile everything again). Not
-# --disable-index-store, though it saves a tenth of a cold build (296 s of
-# CPU against 274 s for the libraries with the AsyncHTTPClient trait): on
-# Linux, building tests reads the index store to discover them.
-# lib_flags: the libraries as the end-to-end package builds them (with the
-# AsyncHTTPClient trait: a trait changes every module's flags).
+# lib_flags: the libraries as every build of this folder compiles them — the
+# documentation, the linkage probe and the end-to-end package — with the
+# AsyncHTTPClient trait (a trait changes every module's flags: a build
+# without it would compile everything again). (--disable-index-store would
+# save a tenth of a cold build, but on Linux building tests reads the index
+# store to discover them.)
 build_root=$PWD/.build
-build_flags=()
-lib_flags=(--traits AsyncHTTPClient "${build_flags[@]}")
-e2e_flags=(--package-path ContractTests --manifest-cache none --scratch-path "$build_root" "${build_flags[@]}")
+lib_flags=(--traits AsyncHTTPClient)
+e2e_flags=(--package-path ContractTests --manifest-cache none --scratch-path "$build_root")
 # ThreadSanitizer: the same sharing, in its own folder.
 tsan_root=$PWD/.build-tsan
 

@@ -8,7 +8,7 @@ import HTTPTypes
 #endif
 
 /// The cache's work in one pass of a call, in the order the pipeline asks:
-/// ``read(_:)`` (key, lookup, the read mode's decision), ``received(_:sent:)``
+/// ``read(_:identity:)`` (key, lookup, the read mode's decision), ``received(_:sent:)``
 /// (a 304 becomes the stored response refreshed; a network response becomes
 /// the candidate to write), ``decoded(_:)`` (the write, if the model passes
 /// the endpoint's predicate and the response may be stored).
@@ -20,11 +20,13 @@ final class CachePassWork: CachePass {
     private let state = Locked(State())
 
     private struct State {
-        /// The key once ``read(_:)`` made one; without one the pass neither
+        /// The key once ``read(_:identity:)`` made one; without one the pass neither
         /// reads nor writes.
         var key: CacheKey?
         /// Whether the request carried a credential.
         var credentialed = false
+        /// What the later components declared, as ``read(_:identity:)`` was told.
+        var identity = PassIdentity.declared(nil)
         /// The stored entry a revalidation was sent for.
         var revalidating: CacheEntry?
         /// What ``decoded(_:)`` may write.
@@ -47,11 +49,12 @@ final class CachePassWork: CachePass {
 
     // MARK: - CachePass
 
-    func read(_ request: OutgoingRequest) async -> CacheRead {
+    func read(_ request: OutgoingRequest, identity: PassIdentity) async -> CacheRead {
+        state.withLock { $0.identity = identity }
         let head = request.head
         // HTTP's rules store GET and HEAD only; other methods may invalidate (see `received`).
         if policy.followsHTTPHeaders, head.method != .get, head.method != .head { return .network([:]) }
-        guard let (key, credentialed) = key(for: request) else { return .network([:]) }
+        guard let (key, credentialed) = key(for: request, identity) else { return .network([:]) }
         state.withLock { state in
             state.key = key
             state.credentialed = credentialed
@@ -155,8 +158,10 @@ final class CachePassWork: CachePass {
     /// whose owner the cache cannot tell (added after it by a per-attempt
     /// interceptor or plugin that did not declare whose), or a body that
     /// cannot be read twice.
-    private func key(for request: OutgoingRequest) -> (key: CacheKey, credentialed: Bool)? {
-        let credential = credentialDigest(request.head)
+    private func key(for request: OutgoingRequest, _ identity: PassIdentity) -> (
+        key: CacheKey, credentialed: Bool
+    )? {
+        let credential = credentialDigest(request.head, identity)
         if credential.credentialed {
             guard policy.storesCredentialedResponses, let digest = credential.digest,
                 let key = CacheKeyBuilder.key(
@@ -170,7 +175,9 @@ final class CachePassWork: CachePass {
 
     /// Whether the request is someone's, and the digest of the credential
     /// that says whose (`nil` when the cache cannot see it).
-    private func credentialDigest(_ head: HTTPRequest) -> (credentialed: Bool, digest: String?) {
+    private func credentialDigest(_ head: HTTPRequest, _ identity: PassIdentity) -> (
+        credentialed: Bool, digest: String?
+    ) {
         var lines: [String] = []
         for field in head.headerFields where isSensitive(field.name) {
             lines.append("\(field.name.canonicalName): \(field.value)")
@@ -180,10 +187,10 @@ final class CachePassWork: CachePass {
         if let jar = call.cookies?.cookieField(for: head) { lines.append("Cookie (jar): \(jar)") }
         // Added after the cache saw the request, by per-attempt interceptors
         // and plugins: whose, they declared (CredentialIdentity).
-        if let principals = call.declaredPrincipals { lines.append("Declared: \(principals)") }
+        if let principals = identity.principals { lines.append("Declared: \(principals)") }
         // One of them may add a credential and did not say whose: the cache
         // cannot tell whose the response is.
-        if call.undeclaredBy != nil { return (true, nil) }
+        if !identity.isDeclared { return (true, nil) }
         guard !lines.isEmpty || (call.authenticates && call.authenticatedPerCall) else {
             return (false, nil)
         }
@@ -192,8 +199,7 @@ final class CachePassWork: CachePass {
     }
 
     private func isSensitive(_ name: HTTPField.Name) -> Bool {
-        name == .authorization || name == .proxyAuthorization || name == .cookie
-            || cache.sensitiveFields.contains(name)
+        CredentialFields.names.contains(name) || cache.sensitiveFields.contains(name)
     }
 
     /// What `entry` may be used for now.
@@ -223,7 +229,7 @@ final class CachePassWork: CachePass {
     private func invalidateReads(of sent: OutgoingRequest) {
         var read = sent.head
         read.method = .get
-        let credential = credentialDigest(read)
+        let credential = credentialDigest(read, state.withLock { $0.identity })
         guard !credential.credentialed || credential.digest != nil,
             let key = CacheKeyBuilder.key(
                 for: OutgoingRequest(head: read), parameters: nil, rule: policy.key,

@@ -36,10 +36,8 @@ public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
         self.method = head.method
         self.url = Self.normalisedURL(head)
         self.bodyDigest = bodyDigest
-        let credentials = [HTTPField.Name.authorization, .proxyAuthorization, .cookie].flatMap { name in
-            head.headerFields[values: name].map { "\(name.canonicalName): \($0)\n" }
-        }
-        self.credential = credentials.isEmpty ? nil : SHA256.hex(Array(credentials.joined().utf8))
+        let credentials = CredentialFields.lines(head.headerFields)
+        self.credential = credentials.isEmpty ? nil : SHA256.hex(Array(credentials.utf8))
         self.negotiation = [HTTPField.Name.accept, .acceptLanguage].map { name in
             head.headerFields[values: name].joined(separator: ", ")
         }.joined(separator: "\n")

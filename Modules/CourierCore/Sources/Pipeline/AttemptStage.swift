@@ -210,7 +210,7 @@ enum AttemptStage {
     /// Plugins around the transport: `prepare`, `willSend`, send, `didReceive`.
     /// Every `willSend` is matched by one `didReceive`. With `keyed`, the
     /// credential fields must still be the ones the cache and coalescing
-    /// keyed the call with (``PassIdentity/check(_:against:)``).
+    /// keyed the call with (``PassIdentity/checkUnchanged(_:against:)``).
     private static func exchange(
         _ request: OutgoingRequest, context: CallContext, options: TransportOptions, keyed: HTTPRequest?,
         _ state: CallState
@@ -231,7 +231,7 @@ enum AttemptStage {
         // The head as it leaves the last plugin: checked once, before anyone sends it.
         do throws(CourierError) {
             try RequestHeadCheck.check(head)
-            if let keyed, let identity = state.identity { try identity.check(head, against: keyed) }
+            if let keyed { try PassIdentity.checkUnchanged(head, against: keyed) }
         } catch var error {
             error.request = head
             error.attempt = context.attempt

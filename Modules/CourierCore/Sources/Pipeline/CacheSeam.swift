@@ -27,13 +27,6 @@ package struct CacheCall: Sendable {
     /// runs in the per-call tier: its credential is on the request the
     /// cache sees.
     package let authenticatedPerCall: Bool
-    /// The digest of the principals that the per-attempt interceptors and
-    /// plugins declare they add after the cache (``CredentialIdentity``);
-    /// `nil` when none adds one.
-    package let declaredPrincipals: String?
-    /// The component that may add a credential after the cache and did not
-    /// say whose; when set, the pass must neither read nor write.
-    package let undeclaredBy: String?
     /// The client's cookie jar: the transport adds its cookies after the
     /// cache saw the request, so the cache asks it what they will be.
     package let cookies: (any CookieStorage)?
@@ -70,8 +63,9 @@ package enum CacheRead: Sendable {
 /// inside the per-call chain and the decoding stage after it.
 package protocol CachePass: AnyObject, Sendable {
     /// Stage 4½: what the store has for the request as the per-call
-    /// interceptors left it.
-    func read(_ request: OutgoingRequest) async -> CacheRead
+    /// interceptors left it, whose later components declared `identity`
+    /// (undeclared: the pass must neither read nor write).
+    func read(_ request: OutgoingRequest, identity: PassIdentity) async -> CacheRead
     /// Stage 4½, after the attempt loop: the network's result for what was
     /// sent; a 304 to a revalidation becomes the stored response refreshed.
     func received(_ result: Result<RawResponse, CourierError>, sent: OutgoingRequest) async

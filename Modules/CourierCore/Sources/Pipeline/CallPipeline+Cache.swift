@@ -14,7 +14,6 @@ extension CallPipeline {
         let call = CacheCall(
             authenticates: state.plan.spec.authenticates, role: state.plan.call.cacheRole,
             authenticatedPerCall: settings.authenticatesPerCall,
-            declaredPrincipals: state.identity?.principals, undeclaredBy: state.identity?.undeclaredBy,
             cookies: settings.cookies,
             skipsReading: state.skipsCacheReading)
         state.cacheStage = cache.begin(state.plan.spec, call)
@@ -30,7 +29,8 @@ extension CallPipeline {
         next: @Sendable (OutgoingRequest) async throws(CourierError) -> RawResponse
     ) async throws(CourierError) -> RawResponse {
         var sent = request
-        switch await stage.read(request) {
+        // (A pass with a cache stage always asked for its identity, 3½.)
+        switch await stage.read(request, identity: state.identity ?? .declared(nil)) {
         case .answer(var stored, let refresh):
             stored.cacheOrigin = .storage(refresh: refresh)
             return stored

@@ -6,10 +6,10 @@ import HTTPTypes
 /// 1. endpoint mapping (then every setting resolved once, ``CallSettings``);
 /// 2. parameter interceptors;
 /// 3. encoding;
-/// 4. per-call interceptors, around
 /// 3½. when the cache or coalescing takes part: what the per-attempt
 ///    interceptors and plugins declare they add (``PassIdentity``), which
 ///    both key on — before either decides;
+/// 4. per-call interceptors, around
 /// 4½. the response cache, when one takes part (``CachePass``): it may
 ///    answer from storage (no attempt), deliver a stored response first,
 ///    or revalidate — around
@@ -140,13 +140,12 @@ struct CallPipeline: Sendable {
             }
             let request = try encode(state)  // 3
             state.request = request
-            let cache = state.plan.call.stream == nil ? state.plan.call.client.responseCache : nil
-            if cache != nil || InFlightCalls.mayShare(request, state) {
-                // Whose the response is, before the cache reads or coalescing joins.
-                state.identity = try await PassIdentity.of(state.settings, state.context)
-            }
-            if let cache {
+            if let cache = state.plan.call.client.responseCache, state.plan.call.stream == nil {
                 Self.beginCache(cache, &state)  // the cache's part in 4½
+            }
+            if state.cacheStage != nil || InFlightCalls.mayShare(request, state) {
+                // Whose the response is, before the cache reads or coalescing joins (3½).
+                state.identity = try await PassIdentity.of(state.settings, state.context)
             }
             outcome = await callChain(request, state)  // 4, 4½, 5
         } catch {

@@ -11,8 +11,8 @@ import HTTPTypes
 /// whose identity is ``undeclared(by:)`` is neither cached nor coalesced.
 /// A pass where every later component declared ``CredentialIdentity/none``
 /// must reach the transport with the credential fields it was keyed with
-/// (``check(_:against:)``): otherwise a component lied, and nothing is sent.
-enum PassIdentity: Sendable, Equatable {
+/// (``checkUnchanged(_:against:)``): otherwise a component lied, and nothing is sent.
+package enum PassIdentity: Sendable, Equatable {
     /// Every later component declared: the digest of the principals they
     /// add, in their order; `nil` when none adds one.
     case declared(String?)
@@ -26,10 +26,8 @@ enum PassIdentity: Sendable, Equatable {
         -> PassIdentity
     {
         var principals: [String] = []
-        var components: [any CredentialDeclaring] = []
-        components.reserveCapacity(settings.attemptInterceptors.count + settings.plugins.count)
-        for interceptor in settings.attemptInterceptors { components.append(interceptor) }
-        for plugin in settings.plugins { components.append(plugin) }
+        let components: [any CredentialDeclaring] =
+            settings.attemptInterceptors.map { $0 } + settings.plugins.map { $0 }
         for component in components {
             let identity: CredentialIdentity
             do {
@@ -50,19 +48,19 @@ enum PassIdentity: Sendable, Equatable {
     }
 
     /// The digest of the declared principals; `nil` when none, or undeclared.
-    var principals: String? {
+    package var principals: String? {
         if case .declared(let digest) = self { return digest }
         return nil
     }
 
     /// The component that did not declare, if one did not.
-    var undeclaredBy: String? {
+    package var undeclaredBy: String? {
         if case .undeclared(let name) = self { return name }
         return nil
     }
 
     /// Whether the pass may be shared (cached, coalesced) at all.
-    var isDeclared: Bool {
+    package var isDeclared: Bool {
         if case .declared = self { return true }
         return false
     }
@@ -72,8 +70,7 @@ enum PassIdentity: Sendable, Equatable {
     /// `keyed`, the request the cache and coalescing saw.
     /// - Throws: ``CourierError/Code/invalidRequest`` naming the fields that
     ///   changed, when they did; nothing is sent.
-    func check(_ head: HTTPRequest, against keyed: HTTPRequest) throws(CourierError) {
-        guard case .declared(nil) = self else { return }
+    static func checkUnchanged(_ head: HTTPRequest, against keyed: HTTPRequest) throws(CourierError) {
         guard CredentialFields.lines(head.headerFields) != CredentialFields.lines(keyed.headerFields) else {
             return
         }

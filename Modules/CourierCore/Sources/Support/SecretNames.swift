@@ -30,12 +30,18 @@ package enum SecretNames {
         guard let mark = text.firstIndex(of: "?") else { return text }
         let fragment = text[mark...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: mark)..<fragment]
-        let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+        return String(text[...mark]) + maskedQuery(query, hidden: queryParameters, mask: mask)
+            + String(text[fragment...])
+    }
+
+    /// `name=value&…` with the values of `hidden` names masked (names
+    /// percent-decoded and compared without case, `hidden` lowercased).
+    package static func maskedQuery(_ encoded: Substring, hidden: Set<String>, mask: String) -> String {
+        encoded.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let name = String(pair[..<equals])
             let decoded = (name.percentDecoded(plusIsSpace: true) ?? name).lowercased()
-            return queryParameters.contains(decoded) ? "\(name)=\(mask)" : String(pair)
-        }
-        return String(text[...mark]) + pairs.joined(separator: "&") + String(text[fragment...])
+            return hidden.contains(decoded) ? "\(name)=\(mask)" : String(pair)
+        }.joined(separator: "&")
     }
 }

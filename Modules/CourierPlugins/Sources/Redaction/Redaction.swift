@@ -77,13 +77,9 @@ public struct Redaction: Sendable {
     }
 
     /// `name=value&…` with the values of `hidden` names masked (names
-    /// percent-decoded and compared without case).
+    /// percent-decoded and compared without case): the masking error
+    /// messages use too (CourierCore's SecretNames).
     func pairs(_ encoded: Substring, hidden: Set<String>) -> String {
-        encoded.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = String(pair[..<equals])
-            let decoded = (name.percentDecoded(plusIsSpace: true) ?? name).lowercased()
-            return hidden.contains(decoded) ? "\(name)=\(mask)" : String(pair)
-        }.joined(separator: "&")
+        SecretNames.maskedQuery(encoded, hidden: hidden, mask: mask)
     }
 }
