@@ -59,10 +59,6 @@ let package = Package(
         // can crash reading /proc/self/fd while other threads open sockets).
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        // The documentation build only (`swift package generate-documentation`,
-        // scripts/check-docs): a command plugin no target uses, so a consumer
-        // resolves none of it (scripts/check-consumer proves it).
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // ThreadSanitizer annotations for CourierCore's lock (weak symbols: no-ops

@@ -1,5 +1,5 @@
 """Writes the public API of Courier's library modules as text, one file per
-module, from the symbol graphs swift-docc-plugin extracted (scripts/check-docs):
+module, from the symbol graphs scripts/check-docs extracted (.build/symbol-graphs):
 every public symbol with its declaration, and every conformance of a public
 type. Sorted, so that a diff of two dumps shows exactly what changed.
 

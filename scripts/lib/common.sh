@@ -14,8 +14,22 @@
 # save a tenth of a cold build, but on Linux building tests reads the index
 # store to discover them.)
 build_root=$PWD/.build
-lib_flags=(--traits AsyncHTTPClient)
-e2e_flags=(--package-path ContractTests --manifest-cache none --scratch-path "$build_root")
+
+# link_flags: links with the toolchain's lld when it ships one (gold is the
+# default on Linux): 41 executables of the end-to-end package link in 65 s of
+# CPU against 90 s. A toolset's linker changes the link commands only, not
+# the compiler's, so a build without it reuses every object file. Written at
+# each start, through a rename (both lanes of the test command source this).
+link_flags=()
+lld="$(dirname "$(readlink -f "$(command -v swift)")")/ld.lld"
+if [[ -x $lld ]]; then
+    mkdir -p "$build_root"
+    printf '{ "schemaVersion": "1.0", "linker": { "path": "%s" } }\n' "$lld" >"$build_root/lld-toolset.json.$$"
+    mv -f "$build_root/lld-toolset.json.$$" "$build_root/lld-toolset.json"
+    link_flags=(--toolset "$build_root/lld-toolset.json")
+fi
+lib_flags=(--traits AsyncHTTPClient "${link_flags[@]}")
+e2e_flags=(--package-path ContractTests --manifest-cache none --scratch-path "$build_root" "${link_flags[@]}")
 # ThreadSanitizer: the same sharing, in its own folder.
 tsan_root=$PWD/.build-tsan
 
