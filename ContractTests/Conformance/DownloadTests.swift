@@ -123,8 +123,8 @@ struct DownloadTests {
     }
 
     /// A bomb in the body of a redirect is stopped at the limit like any
-    /// other body: Courier follows redirects itself, so a 3xx body is read by
-    /// the same code. CourierCurl only: FoundationNetworking reads a redirect's
+    /// other body: a transport returns a 3xx as it is (the client follows
+    /// it), so its body is read by the same code. CourierCurl only: FoundationNetworking reads a redirect's
     /// whole body into memory before it tells its delegate anything, so
     /// URLSessionTransport cannot bound it (its documentation says so).
     @Test func aBombInARedirectBodyIsStoppedAtTheLimit() async throws {
@@ -134,7 +134,6 @@ struct DownloadTests {
                 try await TransportKind.curl.transport.send(
                     request(server, "/gzip-bomb/67108864?status=302"), options: .init(maxBodySize: 1_000_000))
             }
-            // The redirect was not followed: the limit stopped it first.
             #expect(server.journal.entries.map(\.request.path) == ["/gzip-bomb/67108864"])
         }
     }

@@ -26,6 +26,9 @@ struct RecordReplayTests {
            "response": {"jsonBody": {"results": [1, 2, 3]}}},
           {"id": "counter", "request": {"method": "GET", "urlPath": "/counter"},
            "responses": [{"jsonBody": {"n": 1}}, {"jsonBody": {"n": 2}}], "exhausted": "repeatLast"},
+          {"id": "moved", "request": {"method": "GET", "urlPath": "/moved"},
+           "response": {"status": 302,
+             "headers": {"Location": "/search?q=analytical%20engine&sig=sig-loc-3c8d"}}},
           {"id": "big", "request": {"method": "GET", "urlPath": "/big"},
            "response": {"body": "\#(String(repeating: "0123456789", count: 2000))"}}
         ]}
@@ -50,13 +53,15 @@ struct RecordReplayTests {
         signed.headers[.authorization] = "Bearer \(session.token)"
         let profile = try await client.send(signed)
         var search = Endpoint<Results>(.get("search"), on: node)
-        search.query = ["q": "analytical engine"]
+        search.query = ["q": "analytical engine", "api_key": "key-live-77e1"]
         let results = try await client.send(search)
+        // A redirect whose target carries a signature.
+        let moved = try await client.send(Endpoint<Results>(.get("moved"), on: node))
         let first = try await client.send(Endpoint<Count>(.get("counter"), on: node))
         let second = try await client.send(Endpoint<Count>(.get("counter"), on: node))
         let big = try await client.send(Endpoint<RawResponse>(.get("big"), on: node))
         return [
-            session.user, profile.name, "\(results.results)", "\(first.n)", "\(second.n)",
+            session.user, profile.name, "\(results.results)", "\(moved.results)", "\(first.n)", "\(second.n)",
             "\(big.body.bytes?.count ?? 0)",
         ]
     }
@@ -73,19 +78,21 @@ struct RecordReplayTests {
                     .init(recording: RecordingOptions(target: real.baseURL)))
                 let results = try await Self.calls(client, recorder.baseURL)
                 let written = try recorder.writeRecording(to: directory)
-                #expect(recorder.recordedExchanges == 6)
-                #expect(written.count == 5)  // the two counter calls are one file, a sequence
+                #expect(recorder.recordedExchanges == 8)
+                // The two counter calls are one file, a sequence; the search
+                // the redirect led to has a signature, so a file of its own.
+                #expect(written.count == 7)
                 await recorder.stop()
                 return results
             }
-            #expect(live == ["ada", "Ada Lovelace", "[1, 2, 3]", "1", "2", "20000"])
+            #expect(live == ["ada", "Ada Lovelace", "[1, 2, 3]", "[1, 2, 3]", "1", "2", "20000"])
             // No secret reached the files; the large body went to __files/.
             var text = ""
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
             where name.hasSuffix(".json") {
                 text += try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
             }
-            for secret in ["tok-live-5f2c9a", "s3cret-pw", "abc123"] {
+            for secret in ["tok-live-5f2c9a", "s3cret-pw", "abc123", "key-live-77e1", "sig-loc-3c8d"] {
                 #expect(!text.contains(secret), "\(secret) reached the recording")
             }
             #expect(text.contains("REDACTED"))

@@ -99,6 +99,17 @@ struct ContractServer: Sendable {
         }
     }
 
+    /// The server's journal as courier-mock exports it for people: HAR 1.2
+    /// (`GET /__admin/requests/har`), as text.
+    func har() async throws -> String {
+        let root: String
+        switch backend {
+        case .local(let server): root = server.baseURL
+        case .remote(let remote): root = remote
+        }
+        return String(decoding: try await Self.admin(root, .get, "/__admin/requests/har"), as: UTF8.self)
+    }
+
     // MARK: - Stubs
 
     /// The contract's stubs with IDs and paths made unique to one test.

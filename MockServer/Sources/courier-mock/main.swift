@@ -209,8 +209,11 @@ struct Record: AsyncParsableCommand {
     @Option(help: "Another request header whose value must not reach the files (repeatable).")
     var secretHeader: [String] = []
 
-    @Option(help: "Another JSON field whose value must not reach the files (repeatable).")
+    @Option(help: "Another JSON or form field whose value must not reach the files (repeatable).")
     var secretField: [String] = []
+
+    @Option(help: "Another query parameter whose value must not reach the files (repeatable).")
+    var secretQuery: [String] = []
 
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -219,6 +222,7 @@ struct Record: AsyncParsableCommand {
         var options = RecordingOptions(target: target, caFile: caFile)
         options.secretHeaders += secretHeader
         options.secretFields += secretField
+        options.secretQueryParameters += secretQuery
         let server = try await MockServer.start(
             .init(host: listen.host, port: listen.port, logger: Serve.logger(logLevel), recording: options))
         try Serve.announce(server)

@@ -5,40 +5,39 @@
     import NIOCore
 
     extension AsyncHTTPClientTransport: StreamingTransport {
-        /// Sends the request and returns once the final head is in
-        /// (redirects followed as ``Configuration/redirects`` says); the body
+        /// Sends the request and returns once its head is in; the body
         /// arrives through the response's stream. async-http-client reads
         /// from the socket only as its body sequence is pulled, and the body
         /// is pulled into a bounded buffer, so a reader a megabyte behind
-        /// holds the connection back. `options`' `timeout` bounds the wait for
-        /// the head only. See ``/CourierCore/StreamingTransport``.
+        /// holds the connection back. `options`' `timeout` bounds the whole
+        /// exchange (the client passes none and bounds the head itself). See
+        /// ``/CourierCore/StreamingTransport``.
         public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
             -> StreamingResponse
         {
-            try await redirectPolicy.stream(request, options: options) { hop, options in
-                var streaming = options
-                streaming.maxBodySize = .max
-                let opening = streaming
-                let work = Task {
-                    // Admitted like any exchange, and the slot held until the
-                    // body ends: a stream occupies its connection that long.
-                    guard let origin = self.admissionOrigin(hop.head) else {
-                        return try await AHCExchange(request: hop, options: opening).stream(on: self.client) {
-                        }
-                    }
-                    let slot = try await self.admission.admit(origin, options: opening)
-                    do {
-                        return try await AHCExchange(request: hop, options: opening).stream(on: self.client) {
-                            slot.release()
-                        }
-                    } catch {
-                        slot.release()
-                        throw error
+            try options.checkCancellation()
+            var streaming = options
+            streaming.maxBodySize = .max
+            let opening = streaming
+            let work = Task {
+                // Admitted like any exchange, and the slot held until the
+                // body ends: a stream occupies its connection that long.
+                guard let origin = self.admissionOrigin(request.head) else {
+                    return try await AHCExchange(request: request, options: opening).stream(on: self.client) {
                     }
                 }
-                return try await opening.withCancellationHandler(
-                    { try await work.value }, onCancel: { work.cancel() })
+                let slot = try await self.admission.admit(origin, options: opening)
+                do {
+                    return try await AHCExchange(request: request, options: opening).stream(on: self.client) {
+                        slot.release()
+                    }
+                } catch {
+                    slot.release()
+                    throw error
+                }
             }
+            return try await opening.withCancellationHandler(
+                { try await work.value }, onCancel: { work.cancel() })
         }
     }
 

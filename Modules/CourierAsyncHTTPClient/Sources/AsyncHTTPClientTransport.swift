@@ -10,9 +10,9 @@
     /// server that already runs on SwiftNIO and wants one event loop group,
     /// one connection pool and NIOSSL for everything.
     ///
-    /// Redirects are followed by Courier's ``/CourierCore/RedirectPolicy``
-    /// (async-http-client's own are off), so the cross-origin rules and the
-    /// cookie jar hold as over every transport; the per-request timeout is a
+    /// async-http-client follows no redirect: a 3xx comes back as it is and
+    /// the client's ``/CourierCore/RedirectPolicy`` and cookie jar act on it,
+    /// as for every other transport; the per-request timeout is a
     /// total deadline, body included. Gaps: pinned public keys (NIOSSL has no
     /// pinning that async-http-client exposes) fail with
     /// ``/CourierCore/TransportError/Code/unsupported``; the rest is listed in
@@ -32,8 +32,6 @@
     public final class AsyncHTTPClientTransport: Transport {
         /// How the transport connects.
         public struct Configuration: Sendable {
-            /// How redirects are followed.
-            public var redirects: RedirectPolicy
             /// Trust and identity: a private CA, a client certificate.
             public var tls: TLSSettings
             /// The longest a connection may take to open: 10 s.
@@ -50,11 +48,9 @@
 
             /// Creates a configuration.
             public init(
-                redirects: RedirectPolicy = .follow, tls: TLSSettings = .system,
-                connectTimeout: Duration = .seconds(10),
+                tls: TLSSettings = .system, connectTimeout: Duration = .seconds(10),
                 maxConnectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(60), allowsHTTP2: Bool = true
             ) {
-                self.redirects = redirects
                 self.tls = tls
                 self.connectTimeout = connectTimeout
                 self.maxConnectionsPerHost = maxConnectionsPerHost
@@ -65,8 +61,6 @@
 
         let client: HTTPClient
         private let configuration: Configuration
-        /// How this transport follows redirects.
-        var redirectPolicy: RedirectPolicy { configuration.redirects }
         /// Connections opened so far: a request that fails while none was
         /// opened went out on a kept-alive one.
         private let connections = ConnectionCount()
@@ -119,12 +113,11 @@
             }
         }()
 
-        /// Sends the request; see ``/CourierCore/Transport`` for the contract.
+        /// Sends the request, one exchange (a redirect comes back as it is:
+        /// the client follows it); see ``/CourierCore/Transport`` for the contract.
         public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
             try options.checkCancellation()
-            return try await configuration.redirects.exchange(request, options: options) { request in
-                try await perform(request, options: options)
-            }
+            return try await perform(request, options: options)
         }
 
         /// HTTP/1 exchanges inside async-http-client now, and exchanges waiting

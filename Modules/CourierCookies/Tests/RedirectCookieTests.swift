@@ -5,7 +5,7 @@ import Foundation
 import HTTPTypes
 import Testing
 
-/// The core redirect loop applies the jar on every hop.
+/// The pipeline's redirect loop applies the jar on every hop.
 struct RedirectCookieTests {
     /// A scripted server: each URL's response, and every request's `Cookie`.
     final class Script: Sendable {
@@ -38,7 +38,7 @@ struct RedirectCookieTests {
         let jar = CookieJar()
         var request = OutgoingRequest(head: HTTPRequestFixture.get("https://a.example/login"))
         request.head.headerFields[.cookie] = "mine=1"
-        let response = try await RedirectPolicy.follow.exchange(request, options: .init(cookies: jar)) {
+        let response = try await RedirectPolicy.follow.exchange(request, options: .init(), cookies: jar) {
             try script.perform($0)
         }
         #expect(response.statusCode == 200)

@@ -83,6 +83,10 @@ final class CurlTransfer {
         where field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
             throw TransportError(.other, "header \(field.name) contains CR, LF or NUL")
         }
+        // libcurl's read callback reads synchronously: CurlTransport gathers a stream first.
+        if let body = request.body, !body.isReplayable {
+            throw TransportError(.other, "a one-shot stream body reached libcurl ungathered")
+        }
         if let destination = options.destination { download = try PartialDownload(destination) }
     }
 

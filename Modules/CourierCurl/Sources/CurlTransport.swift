@@ -74,8 +74,6 @@ public final class CurlTransport: StreamingTransport {
         public var connectTimeoutMilliseconds: Int
         /// Abort a transfer slower than `bytesPerSecond` for `seconds`; `nil` never.
         public var lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)?
-        /// How redirects are followed (by Courier, never by libcurl).
-        public var redirects: RedirectPolicy
         /// Which HTTP version to speak.
         public var httpVersion: HTTPVersion
         /// A proxy URL (`http://host:port`); `nil` uses libcurl's environment
@@ -95,7 +93,7 @@ public final class CurlTransport: StreamingTransport {
         public init(
             maxConnectionsPerHost: Int = 32, maxConnections: Int = 256, maxActiveTransfers: Int = 256,
             connectTimeoutMilliseconds: Int = 10_000,
-            lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)? = nil, redirects: RedirectPolicy = .follow,
+            lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)? = nil,
             httpVersion: HTTPVersion = .automatic, proxy: String? = nil, tls: TLSSettings = .system,
             eventLoop: EventLoop = .automatic, responseBufferPoolBytes: Int = 16 << 20
         ) {
@@ -104,7 +102,6 @@ public final class CurlTransport: StreamingTransport {
             self.maxActiveTransfers = maxActiveTransfers
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.lowSpeedLimit = lowSpeedLimit
-            self.redirects = redirects
             self.httpVersion = httpVersion
             self.proxy = proxy
             self.tls = tls
@@ -148,28 +145,40 @@ public final class CurlTransport: StreamingTransport {
         }
     }()
 
-    /// Sends the request through libcurl; see ``/CourierCore/Transport`` for the contract.
+    /// Sends the request through libcurl, one exchange (a redirect comes
+    /// back as it is: the client follows it); see ``/CourierCore/Transport``
+    /// for the contract.
     public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         try options.checkCancellation()
-        return try await configuration.redirects.exchange(request, options: options) {
-            request in
-            try await perform(request, options: options)
-        }
+        return try await perform(try await Self.readable(request, options), options: options)
     }
 
-    /// Sends the request and returns once the final head is in (redirects
-    /// followed as ``Configuration/redirects`` says); the body arrives
+    /// libcurl reads a body on the engine's thread, synchronously: a
+    /// one-shot stream is gathered first, at most `options.maxBodySize` bytes
+    /// (a client's call arrives with it gathered already, for a redirect's
+    /// sake).
+    private static func readable(_ request: OutgoingRequest, _ options: TransportOptions) async throws
+        -> OutgoingRequest
+    {
+        guard let body = request.body, !body.isReplayable else { return request }
+        var gathered = request
+        gathered.body = RequestBody(bytes: try await body.collect(upTo: options.maxBodySize))
+        return gathered
+    }
+
+    /// Sends the request and returns once its head is in; the body arrives
     /// through the response's stream, the transfer paused whenever the reader
-    /// falls a megabyte behind. `options`' `timeout` bounds the wait for the
-    /// head only; `maxBodySize` does not apply. See ``/CourierCore/StreamingTransport``.
+    /// falls a megabyte behind. `options`' `timeout` bounds the whole
+    /// exchange (the client passes none and bounds the head itself);
+    /// `maxBodySize` does not apply. See ``/CourierCore/StreamingTransport``.
     public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
         -> StreamingResponse
     {
-        try await configuration.redirects.stream(request, options: options) { hop, options in
-            let buffer = BodyStreamBuffer()
-            let head = try await self.perform(hop, options: options, stream: buffer)
-            return StreamingResponse(head: head.head, body: ResponseBodyStream(buffer))
-        }
+        try options.checkCancellation()
+        let buffer = BodyStreamBuffer()
+        let head = try await perform(
+            try await Self.readable(request, options), options: options, stream: buffer)
+        return StreamingResponse(head: head.head, body: ResponseBodyStream(buffer))
     }
 
     /// One exchange through libcurl, without following redirects.

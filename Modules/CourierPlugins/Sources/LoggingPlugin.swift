@@ -17,7 +17,7 @@ import Logging
 /// | `trace` | the request as a `curl` command (body included) and the response body, each at most ``bodyLimit`` bytes |
 ///
 /// The logger's own level decides what is written, and nothing is
-/// formatted for a level that is off. Everything ``Redaction`` hides is
+/// formatted for a level that is off. Everything ``/CourierCore/Redaction`` hides is
 /// masked in every line — header values, query parameters, user info,
 /// JSON and form fields — and errors are logged by their `description`,
 /// which carries no query, header or body.

@@ -12,7 +12,7 @@ import Tracing
 ///   and ends with the pass; its status is an error when the call failed.
 /// - Each **attempt span** (kind `client`) is a child of it, named after the
 ///   route template (`GET users/{id}`), with `http.request.method`,
-///   `url.full` (query tokens and user info masked by ``Redaction``),
+///   `url.full` (query tokens and user info masked by ``/CourierCore/Redaction``),
 ///   `url.template`, `server.address`, `server.port`,
 ///   `http.request.resend_count` (from the second attempt),
 ///   `http.response.status_code`, `network.protocol.version` and, on

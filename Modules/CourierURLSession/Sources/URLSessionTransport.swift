@@ -9,8 +9,9 @@ import Synchronization
 
 /// A ``/CourierCore/Transport`` over URLSession (FoundationNetworking on Linux).
 ///
-/// Redirects are followed by Courier's ``/CourierCore/RedirectPolicy``, not by URLSession,
-/// so the cross-origin rules match every other transport. The per-request
+/// URLSession follows no redirect and keeps no cookie: a 3xx comes back as
+/// it is and the client's ``/CourierCore/RedirectPolicy`` and cookie jar
+/// act on it, as for every other transport. The per-request
 /// timeout is a total deadline, enforced by the transport (URLSession's own
 /// timeout only measures idle time). Gaps on Linux are listed in the
 /// module's README.
@@ -25,7 +26,6 @@ import Synchronization
 public final class URLSessionTransport: StreamingTransport {
     private let session: URLSession
     private let delegate: SessionDelegate
-    private let redirects: RedirectPolicy
     private let admission: HostAdmission
 
     /// Creates a transport with its own session.
@@ -34,14 +34,12 @@ public final class URLSessionTransport: StreamingTransport {
     ///     Courier turns off its cookie handling, cache and credential
     ///     storage, and sets its `httpMaximumConnectionsPerHost` to
     ///     `maxConnectionsPerHost`.
-    ///   - redirects: How redirects are followed (by Courier, not URLSession).
     ///   - maxConnectionsPerHost: Exchanges (so connections) per origin at
     ///     once; more calls wait their turn. 32, as `CurlTransport`'s default:
     ///     URLSession's 6 is a browser's number, easily filled by a few
     ///     streams or slow calls on a server.
     public init(
-        configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow,
-        maxConnectionsPerHost: Int = 32
+        configuration: URLSessionConfiguration = .ephemeral, maxConnectionsPerHost: Int = 32
     ) {
         let delegate = SessionDelegate()
         let admission = HostAdmission(limit: maxConnectionsPerHost)
@@ -54,7 +52,6 @@ public final class URLSessionTransport: StreamingTransport {
         queue.maxConcurrentOperationCount = 1
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         self.delegate = delegate
-        self.redirects = redirects
         self.admission = admission
     }
 
@@ -74,8 +71,7 @@ public final class URLSessionTransport: StreamingTransport {
     ///   private CA, pins or mutual TLS cannot be honoured; on Apple platforms
     ///   Courier does not implement them yet. Use `CurlTransport`, which can.
     public convenience init(
-        configuration: URLSessionConfiguration = .ephemeral, redirects: RedirectPolicy = .follow,
-        maxConnectionsPerHost: Int = 32, tls: TLSSettings
+        configuration: URLSessionConfiguration = .ephemeral, maxConnectionsPerHost: Int = 32, tls: TLSSettings
     ) throws(TransportError) {
         guard tls == .system else {
             throw TransportError(
@@ -83,37 +79,33 @@ public final class URLSessionTransport: StreamingTransport {
                 "URLSessionTransport cannot apply a CA bundle, a client certificate or pinned keys; use CurlTransport"
             )
         }
-        self.init(
-            configuration: configuration, redirects: redirects, maxConnectionsPerHost: maxConnectionsPerHost)
+        self.init(configuration: configuration, maxConnectionsPerHost: maxConnectionsPerHost)
     }
 
     /// A process-wide transport.
     public static let shared = URLSessionTransport()
 
-    /// Sends the request; see ``/CourierCore/Transport`` for the contract.
+    /// Sends the request, one exchange (a redirect comes back as it is: the
+    /// client follows it); see ``/CourierCore/Transport`` for the contract.
     public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         try options.checkCancellation()
-        return try await redirects.exchange(request, options: options) { request in
-            try await perform(request, options: options)
-        }
+        return try await perform(request, options: options)
     }
 
-    /// Sends the request and returns once the final head is in (redirects
-    /// followed by the ``/CourierCore/RedirectPolicy``); the body arrives through the
-    /// response's stream. `options`' `timeout` bounds the wait for the head
-    /// only. On Linux, FoundationNetworking cannot pause a transfer: bytes a
+    /// Sends the request and returns once its head is in; the body arrives
+    /// through the response's stream. `options`' `timeout` bounds the whole
+    /// exchange (the client passes none and bounds the head itself). On Linux, FoundationNetworking cannot pause a transfer: bytes a
     /// slow reader has not taken wait in memory up to `maxBodySize`, past
     /// which the stream fails with ``/CourierCore/TransportError/Code/bodyTooLarge`` (see
     /// the module's README); Apple's URLSession suspends the task instead.
     public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
         -> StreamingResponse
     {
-        try await redirects.stream(request, options: options) { hop, options in
-            try await self.open(hop, options: options)
-        }
+        try options.checkCancellation()
+        return try await open(request, options: options)
     }
 
-    /// One hop of a stream: a data task whose head resumes the caller and
+    /// A stream: a data task whose head resumes the caller and
     /// whose bytes go to a ``StreamTap``.
     private func open(_ request: OutgoingRequest, options: TransportOptions) async throws -> StreamingResponse
     {

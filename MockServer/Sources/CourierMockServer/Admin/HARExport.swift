@@ -10,7 +10,14 @@ import Foundation
 /// from the journal's clock, and Courier's own fields under `_courier`
 /// (stub, near-miss status, fault, connection and exchange index), as HAR
 /// allows for custom fields.
+///
+/// Secrets stay out (``SecretMask/standard``, the names Courier's
+/// `Redaction.standard` hides): the values of credential header fields,
+/// token query parameters and secret JSON and form fields read `***` — a HAR
+/// file is made to be attached to a bug report.
 enum HARExport {
+    static let secrets = SecretMask.standard
+
     static func document(_ entries: [JournalEntry], startDate: Date, serverURL: String) -> JSONValue {
         .object([
             "log": .object([
@@ -61,19 +68,26 @@ enum HARExport {
     private static func request(_ request: RecordedRequest, serverURL: String) -> JSONValue {
         var fields: [String: JSONValue] = [
             "method": .string(request.method),
-            "url": .string(serverURL + request.uri),
+            "url": .string(serverURL + secrets.target(request.uri)),
             "httpVersion": .string(request.version),
             "cookies": .array([]),
             "headers": headers(request.headers),
             "queryString": .array(
-                request.query.map { .object(["name": .string($0.name), "value": .string($0.value)]) }),
+                request.query.map {
+                    .object([
+                        "name": .string($0.name),
+                        "value": .string(secrets.hidesQuery($0.name) ? secrets.mask : $0.value),
+                    ])
+                }),
             "headersSize": .int(-1),
             "bodySize": .int(Int64(request.body.count)),
         ]
         if !request.body.isEmpty {
             fields["postData"] = .object([
                 "mimeType": .string(request.header("Content-Type") ?? "application/octet-stream"),
-                "text": .string(request.bodyText ?? Data(request.body).base64EncodedString()),
+                "text": .string(
+                    request.bodyText.map { secrets.body($0, contentType: request.header("Content-Type")) }
+                        ?? Data(request.body).base64EncodedString()),
             ])
         }
         return .object(fields)
@@ -88,7 +102,7 @@ enum HARExport {
         ]
         if let body = planned?.body, !body.isEmpty {
             if let text = String(validating: body, as: UTF8.self) {
-                content["text"] = .string(text)
+                content["text"] = .string(secrets.body(text, contentType: planned?.header("Content-Type")))
             } else {
                 content["text"] = .string(Data(body).base64EncodedString())
                 content["encoding"] = .string("base64")
@@ -106,14 +120,17 @@ enum HARExport {
             "cookies": .array([]),
             "headers": headers(planned?.headers ?? []),
             "content": .object(content),
-            "redirectURL": .string(planned?.header("Location") ?? ""),
+            "redirectURL": .string(secrets.url(planned?.header("Location") ?? "")),
             "headersSize": .int(-1),
             "bodySize": .int(Int64(entry.bytesWritten == 0 ? -1 : planned?.bodySize ?? -1)),
         ])
     }
 
     private static func headers(_ lines: [RecordedRequest.HeaderLine]) -> JSONValue {
-        .array(lines.map { .object(["name": .string($0.name), "value": .string($0.value)]) })
+        .array(
+            lines.map {
+                .object(["name": .string($0.name), "value": .string(secrets.header($0.name, $0.value))])
+            })
     }
 
     private static func isoDate(_ date: Date) -> String {

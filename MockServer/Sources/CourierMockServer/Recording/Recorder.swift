@@ -15,27 +15,30 @@ public struct RecordingOptions: Sendable {
     /// Request headers whose values never reach the files: a matcher that
     /// the header is `present` stands in for them.
     public var secretHeaders: [String]
-    /// JSON fields (at any depth, request and response bodies) whose values
-    /// never reach the files: left out of request matchers, replaced by
-    /// `"REDACTED"` in recorded answers.
+    /// Query parameters whose values never reach the files: a matcher that
+    /// the parameter is `present` stands in for them; in a recorded
+    /// `Location`, the value reads `REDACTED`.
+    public var secretQueryParameters: [String]
+    /// JSON fields (at any depth, request and response bodies) and form
+    /// fields whose values never reach the files: left out of request
+    /// matchers, replaced by `"REDACTED"` in recorded answers.
     public var secretFields: [String]
     /// Bodies larger than this go to `__files/` instead of the contract file.
     public var bodyFileThreshold: Int
 
-    /// Options for recording `target`.
+    /// Options for recording `target`; the secret names default to
+    /// ``SecretMask/standard`` (Courier's `Redaction.standard`).
     public init(
         target: String, caFile: String? = nil,
-        secretHeaders: [String] = [
-            "Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "X-Auth-Token",
-        ],
-        secretFields: [String] = [
-            "password", "token", "access_token", "refresh_token", "secret", "client_secret",
-        ],
+        secretHeaders: [String] = SecretMask.standard.headers.sorted(),
+        secretQueryParameters: [String] = SecretMask.standard.queryParameters.sorted(),
+        secretFields: [String] = SecretMask.standard.bodyFields.sorted(),
         bodyFileThreshold: Int = 4096
     ) {
         self.target = target.hasSuffix("/") ? String(target.dropLast()) : target
         self.caFile = caFile
         self.secretHeaders = secretHeaders
+        self.secretQueryParameters = secretQueryParameters
         self.secretFields = secretFields
         self.bodyFileThreshold = bodyFileThreshold
     }

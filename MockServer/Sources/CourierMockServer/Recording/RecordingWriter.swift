@@ -7,6 +7,15 @@ import Foundation
 struct RecordingWriter {
     let options: RecordingOptions
 
+    /// The options' secret names, masking with `REDACTED`.
+    private var secrets: SecretMask {
+        var mask = SecretMask(
+            headers: Set(options.secretHeaders), queryParameters: Set(options.secretQueryParameters),
+            bodyFields: Set(options.secretFields))
+        mask.mask = "REDACTED"
+        return mask
+    }
+
     /// A contract file to write, and the body files it names.
     struct Output {
         var files: [(name: String, document: JSONValue)] = []
@@ -80,8 +89,11 @@ struct RecordingWriter {
         let query = request.query
         if !query.isEmpty {
             var parameters: [String: JSONValue] = [:]
+            let secrets = self.secrets
             for (name, value) in query where parameters[name] == nil {
-                parameters[name] = .object(["equalTo": .string(value)])
+                parameters[name] =
+                    secrets.hidesQuery(name)
+                    ? .object(["present": .bool(true)]) : .object(["equalTo": .string(value)])
             }
             pattern["queryParameters"] = .object(parameters)
         }
@@ -103,11 +115,11 @@ struct RecordingWriter {
         }
         let type = request.header("Content-Type")?.lowercased() ?? ""
         if type.hasPrefix("application/x-www-form-urlencoded"), let text = request.bodyText {
-            let secrets = Set(options.secretFields)
+            let secrets = self.secrets
             var fields: [String: JSONValue] = [:]
             for (name, value) in FormDecoding.pairs(text) where fields[name] == nil {
                 fields[name] =
-                    secrets.contains(name)
+                    secrets.bodyFields.contains(name.lowercased()) || secrets.hidesQuery(name)
                     ? .object(["present": .bool(true)]) : .object(["equalTo": .string(value)])
             }
             return .object(["formParameters": .object(fields)])
@@ -119,13 +131,13 @@ struct RecordingWriter {
     /// `value` without its secret fields (`replacing: false`, for matchers)
     /// or with them replaced by `"REDACTED"`; and whether any was found.
     private func redacted(_ value: JSONValue, replacing: Bool) -> (JSONValue, Bool) {
-        let secrets = Set(options.secretFields)
+        let secrets = Set(options.secretFields.map { $0.lowercased() })
         switch value {
         case .object(let object):
             var out: [String: JSONValue] = [:]
             var found = false
             for (key, item) in object {
-                if secrets.contains(key) {
+                if secrets.contains(key.lowercased()) {
                     found = true
                     if replacing { out[key] = .string("REDACTED") }
                     continue
@@ -154,9 +166,15 @@ struct RecordingWriter {
     {
         var object: [String: JSONValue] = ["status": .int(Int64(response.status))]
         var headers: [String: JSONValue] = [:]
+        let secrets = self.secrets
         for header in response.headers {
             var value = header.value
-            if header.name.lowercased() == "set-cookie" { value = Self.redactedCookie(value) }
+            switch header.name.lowercased() {
+            case "set-cookie": value = Self.redactedCookie(value)
+            case "location", "content-location": value = secrets.url(value)
+            case let name where secrets.hidesHeader(name): value = secrets.mask
+            default: break
+            }
             switch headers[header.name] {
             case .string(let first)?: headers[header.name] = .array([.string(first), .string(value)])
             case .array(let list)?: headers[header.name] = .array(list + [.string(value)])

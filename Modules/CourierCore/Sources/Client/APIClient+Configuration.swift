@@ -39,6 +39,11 @@ extension APIClient {
         /// unless the endpoint sets one); `nil` (no group) by default.
         /// Several clients may share a group.
         public var concurrencyGroup: ConcurrencyGroup?
+        /// How redirects are followed: ``RedirectPolicy/follow`` (five hops,
+        /// no https→http, a hop to another origin drops credentials) by
+        /// default. The pipeline follows them, hop by hop, for every transport:
+        /// a transport sends one request and returns a 3xx as it is.
+        public var redirects: RedirectPolicy
         /// The cookie jar: every hop of every call (redirects included) sends
         /// the cookies it holds for the hop's URL and stores the cookies the
         /// hop's response sets. `nil` (no cookies) by default — a server
@@ -71,6 +76,7 @@ extension APIClient {
             maxReplays: Int = 3,
             clock: any CourierClock = SystemClock(),
             concurrencyGroup: ConcurrencyGroup? = nil,
+            redirects: RedirectPolicy = .follow,
             cookies: (any CookieStorage)? = nil,
             networkMonitor: (any NetworkMonitor)? = nil
         ) {
@@ -90,6 +96,7 @@ extension APIClient {
             self.maxReplays = maxReplays
             self.clock = clock
             self.concurrencyGroup = concurrencyGroup
+            self.redirects = redirects
             self.cookies = cookies
             self.networkMonitor = networkMonitor
         }

@@ -95,7 +95,7 @@ enum RequestBuilder {
             throw CourierError(
                 .invalidRequest, stage: .build,
                 message:
-                    "encoded query \"\(SecretNames.redacted("?" + query.prefix(200)).dropFirst())\" contains a space, a control or non-ASCII "
+                    "encoded query \"\(Redaction.standard.url("?" + query.prefix(200)).dropFirst())\" contains a space, a control or non-ASCII "
                     + "character, or '#'; percent-encode it")
         }
     }

@@ -113,7 +113,8 @@ public struct Node: Sendable, Hashable {
         guard let parsed = parsedURLs[key] else {
             throw CourierError(
                 .invalidRequest, stage: .build,
-                message: "node \(name) has an invalid base URL \"\(SecretNames.redacted(urls[key] ?? ""))\" "
+                message:
+                    "node \(name) has an invalid base URL \"\(Redaction.standard.url(urls[key] ?? ""))\" "
                     + "(need http:// or https:// and an ASCII host name or IP address)")
         }
         return parsed

@@ -5,10 +5,13 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
     public static let bodySnippetLimit = 512
 
     /// At most ``bodySnippetLimit`` bytes of the response body, as text, with
-    /// control characters escaped; `nil` without a body.
+    /// control characters escaped and the values of secret JSON and form
+    /// fields masked first (``Redaction/standard``: a login's answer carries
+    /// its token); `nil` without a body.
     public var bodySnippet: String? {
-        guard let bytes = response?.body.bytes, !bytes.isEmpty else { return nil }
-        let head = bytes.prefix(Self.bodySnippetLimit)
+        guard let response, let bytes = response.body.bytes, !bytes.isEmpty else { return nil }
+        let masked = Redaction.standard.masked(bytes, contentType: response.head.headerFields[.contentType])
+        let head = masked.prefix(Self.bodySnippetLimit)
         var text = ""
         for scalar in String(decoding: head, as: UTF8.self).unicodeScalars {
             switch scalar {
@@ -20,7 +23,7 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
             default: text.unicodeScalars.append(scalar)
             }
         }
-        if bytes.count > Self.bodySnippetLimit { text += "… (\(bytes.count) bytes)" }
+        if masked.count > Self.bodySnippetLimit { text += "… (\(bytes.count) bytes)" }
         return text
     }
 

@@ -132,7 +132,7 @@ enum AttemptStage {
         let options = TransportOptions(
             timeout: timeout, destination: staging?.staged, maxBodySize: settings.maxBodySize,
             maxDownloadSize: settings.maxDownloadSize,
-            progress: state.plan.call.progress, cancellation: state.cancellation, cookies: settings.cookies)
+            progress: state.plan.call.progress, cancellation: state.cancellation)
         var response: RawResponse
         do {
             let interceptors = settings.attemptInterceptors
@@ -244,7 +244,7 @@ enum AttemptStage {
             if let slot = state.plan.call.stream {
                 result = .success(try await StreamExchange.open(sent, options: options, state, into: slot))
             } else {
-                result = .success(try await state.settings.transport.send(sent, options: options))
+                result = .success(try await HopStage.send(sent, options: options, state.settings))
             }
         } catch {
             result = .failure(ErrorMapping.transport(error, request: head, attempt: context.attempt))

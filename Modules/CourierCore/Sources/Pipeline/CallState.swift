@@ -167,6 +167,8 @@ final class CallSettings: Sendable {
     /// cache: whose response is it?). Per-attempt ones declare what they add
     /// (``PassIdentity``).
     let authenticatesPerCall: Bool
+    /// The client's redirect rules, applied hop by hop (``HopStage``).
+    let redirects: RedirectPolicy
     /// The client's cookie jar.
     let cookies: (any CookieStorage)?
     /// The client's reachability gate.
@@ -205,6 +207,7 @@ final class CallSettings: Sendable {
         concurrencyPolicy = spec.concurrencyPolicy
         coalescing = spec.coalescing
         authenticatesPerCall = callInterceptors.contains(where: Self.authenticates)
+        redirects = configuration.redirects
         cookies = configuration.cookies
         networkMonitor = configuration.networkMonitor
     }

@@ -48,9 +48,9 @@ enum StreamExchange {
                     "\(type(of: settings.transport)) cannot stream a response body (it is no StreamingTransport)"
             )
         }
-        // The attempt's timeout bounds the head (the transport keeps it);
-        // the body has the stream's own deadlines (StreamSession).
-        let response = try await transport.stream(request, options: options)
+        // The attempt's timeout bounds each hop's head; the body has the
+        // stream's own deadlines (StreamSession).
+        let response = try await HopStage.stream(request, options: options, through: transport, settings)
         let acceptable = (try? settings.validation.validate(response.head)) != nil
         if acceptable, state.plan.envelope == nil || !Self.isJSON(response.head) {
             slot.put(response.body)

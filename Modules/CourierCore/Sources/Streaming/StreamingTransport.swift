@@ -21,12 +21,11 @@ public struct StreamingResponse: Sendable {
 /// (``APIClient/stream(_:timeouts:plugins:)`` needs one).
 ///
 /// Beyond ``Transport``'s contract, `stream`:
-/// - returns once the final response head is in, following redirects as
-///   the transport's redirect policy says
-///   (``RedirectPolicy/streamExchange(_:options:open:)``);
-/// - bounds the wait for that head by ``TransportOptions/timeout`` (and
-///   nothing after it: the body's deadlines are the caller's,
-///   ``StreamingResponse/head(within:_:)`` helps);
+/// - returns once the response head is in, a redirect's included (the
+///   client follows redirects hop by hop and bounds the wait for each head
+///   itself: ``RedirectPolicy/stream(_:options:cookies:open:)``);
+/// - bounds the whole exchange by ``TransportOptions/timeout`` when one is
+///   given (the client gives none: the body's deadlines are the caller's);
 /// - writes the body into a ``BodyStreamBuffer`` and stops reading from
 ///   the network while the buffer is full, so a slow reader holds the
 ///   sender back instead of filling memory;

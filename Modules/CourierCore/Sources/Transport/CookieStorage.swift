@@ -3,14 +3,15 @@ import HTTPTypes
 /// Where a client keeps cookies between exchanges: a cookie jar
 /// (`CourierCookies`' `CookieJar` is the one there is).
 ///
-/// The redirect loop that every transport runs (``RedirectPolicy/exchange(_:options:perform:)``)
-/// consults it on **every hop**: before sending, it asks for the `Cookie`
-/// field of that hop's URL; after the response, it hands over the response
-/// so that its `Set-Cookie` fields are stored before the next hop is sent.
-/// That is why cookies behave the same over every transport, and why a
-/// cookie set by a redirect reaches its target.
+/// The pipeline consults it on **every hop** of every attempt, redirects
+/// included (``RedirectPolicy/exchange(_:options:cookies:perform:)``): before
+/// sending, it asks for the `Cookie` field of that hop's URL; after the
+/// response, it hands over the response so that its `Set-Cookie` fields are
+/// stored before the next hop is sent. Transports never see the jar: that is
+/// why cookies behave the same over every transport, and why a cookie set by
+/// a redirect reaches its target.
 ///
-/// Both methods are called from the transport's task for each hop; they must
+/// Both methods are called from the call's task for each hop; they must
 /// be quick and must not block (keep the cookies in memory, write files
 /// elsewhere).
 public protocol CookieStorage: Sendable {

@@ -5,42 +5,45 @@ extension RedirectPolicy {
     /// is a line of text, a larger one is not read on.
     static let largestRedirectBody = 64 * 1024
 
-    /// What every ``StreamingTransport``'s `stream` does around its own
-    /// hop: refuses a cancelled call, follows redirects
-    /// (``streamExchange(_:options:open:)``) and bounds each hop's wait for
-    /// its head by `options.timeout`. `open` gets the options for the body,
-    /// without that timeout (the caller keeps the body's deadlines).
+    /// A streamed exchange around one ``StreamingTransport``: refuses a
+    /// cancelled call, follows redirects
+    /// (``streamExchange(_:options:cookies:open:)``) and bounds each hop's
+    /// wait for its head by `options.timeout`. `open` gets the options for
+    /// the body, without that timeout (the caller keeps the body's
+    /// deadlines). `APIClient` runs it for every streaming attempt.
     public func stream(
-        _ request: OutgoingRequest, options: TransportOptions,
+        _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)? = nil,
         open: @escaping @Sendable (OutgoingRequest, TransportOptions) async throws -> StreamingResponse
     ) async throws -> StreamingResponse {
         try options.checkCancellation()
         var body = options
         body.timeout = nil
         let bodyOptions = body
-        return try await streamExchange(request, options: options) { hop in
+        return try await streamExchange(request, options: options, cookies: cookies) { hop in
             try await StreamingResponse.head(within: options.timeout) { try await open(hop, bodyOptions) }
         }
     }
 
-    /// Follows redirects like ``exchange(_:options:perform:)``, opening every
-    /// hop with `open`: a hop answered with a redirect to follow has its body
-    /// read whole and dropped; the final answer comes back with its body unread.
+    /// Follows redirects like ``exchange(_:options:cookies:perform:)``,
+    /// opening every hop with `open`: a hop answered with a redirect to
+    /// follow has its body read whole and dropped; the final answer comes
+    /// back with its body unread.
     /// - Parameters:
     ///   - request: The first hop.
-    ///   - options: Cookies for every hop, the body limit for re-sent bodies.
+    ///   - options: The body limit for re-sent bodies.
+    ///   - cookies: The jar consulted and fed on every hop; `nil` for none.
     ///   - open: Sends one hop and returns once its head is in.
     /// - Returns: The last hop's response, its body still open.
     /// - Throws: What `open` throws, and ``TransportError`` with code
     ///   ``TransportError/Code/redirectRefused``.
     public func streamExchange(
-        _ request: OutgoingRequest, options: TransportOptions,
+        _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)? = nil,
         open: (OutgoingRequest) async throws -> StreamingResponse
     ) async throws -> StreamingResponse {
         let final = Locked<StreamingResponse?>(nil)
         let answer: RawResponse
         do {
-            answer = try await exchange(request, options: options) { hop in
+            answer = try await exchange(request, options: options, cookies: cookies) { hop in
                 let response = try await open(hop)
                 if follows, RedirectPolicy.redirectStatuses.contains(response.statusCode) {
                     let bytes = try await response.body.collect(upTo: Self.largestRedirectBody)

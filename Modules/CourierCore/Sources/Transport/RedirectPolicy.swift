@@ -6,8 +6,9 @@ import HTTPTypes
     import Foundation
 #endif
 
-/// How a transport follows redirects: Courier decides, not the HTTP library,
-/// so that the same rules hold over every transport.
+/// How a client follows redirects: Courier's pipeline decides, hop by hop,
+/// not the HTTP library, so that the same rules hold over every transport
+/// (``APIClient/Configuration/redirects``).
 ///
 /// The rules:
 /// - only `http` and `https` targets, and never from `https` down to `http`
@@ -90,7 +91,7 @@ public struct RedirectPolicy: Sendable {
         else {
             // Secrets in the target (a token in the query, a password) stay out of the message.
             throw TransportError(
-                .redirectRefused, "invalid redirect target \(SecretNames.redacted(location.prefix(200)))")
+                .redirectRefused, "invalid redirect target \(Redaction.standard.url(location.prefix(200)))")
         }
         guard scheme == "http" || scheme == "https" else {
             throw TransportError(.redirectRefused, "redirect to a \(scheme) URL refused")
@@ -100,7 +101,7 @@ public struct RedirectPolicy: Sendable {
         }
         let absolute = target.absoluteString
         guard !visited.contains(absolute) else {
-            throw TransportError(.redirectRefused, "redirect loop at \(SecretNames.redacted(absolute))")
+            throw TransportError(.redirectRefused, "redirect loop at \(Redaction.standard.url(absolute))")
         }
         visited.append(absolute)
 
@@ -136,44 +137,53 @@ public struct RedirectPolicy: Sendable {
 }
 
 extension RedirectPolicy {
-    /// Runs a whole exchange for a transport: `perform` sends one request
-    /// without following redirects; this follows them by the policy's rules,
-    /// deleting the body file of each redirect response that was downloaded.
+    /// Runs a whole exchange around one transport: `perform` sends one
+    /// request without following redirects; this follows them by the
+    /// policy's rules, deleting the body file of each redirect response that
+    /// was downloaded. `APIClient` runs it for every attempt; call it
+    /// yourself only when you use a transport without a client.
     ///
-    /// With a cookie jar in `options` (``TransportOptions/cookies``), every
-    /// hop carries the jar's cookies for its own URL — after the request's
-    /// own `Cookie` field, which a cross-origin hop has dropped — and every
-    /// hop's `Set-Cookie` is stored before the next hop is sent.
+    /// With a cookie jar, every hop carries the jar's cookies for its own URL
+    /// — joined into the request's own `Cookie` field with `"; "` (one field,
+    /// RFC 6265 §5.4), which a cross-origin hop has dropped — and every hop's
+    /// `Set-Cookie` is stored before the next hop is sent.
     ///
     /// A one-shot stream body is gathered first (at most
     /// ``TransportOptions/maxBodySize`` bytes), so that a 307/308 can send it
     /// again and transports that read bodies synchronously can read it.
+    /// - Parameters:
+    ///   - request: The first hop.
+    ///   - options: The body limit for a gathered body.
+    ///   - cookies: The jar consulted and fed on every hop; `nil` for none.
+    ///   - perform: Sends one hop.
+    /// - Returns: The last hop's response.
     /// - Throws: Whatever `perform` throws, and ``TransportError`` with code
     ///   ``TransportError/Code/redirectRefused``.
     public func exchange(
-        _ request: OutgoingRequest, options: TransportOptions,
+        _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)? = nil,
         perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
         // The common case in a small frame: a replayable body, no jar, and
         // an answer that is not a redirect to follow. Every request in
         // flight holds its task's frames, so their size is memory per
         // request (thousands may wait in a transport's queue).
-        if options.cookies == nil, request.body?.isReplayable ?? true {
+        if cookies == nil, request.body?.isReplayable ?? true {
             let response = try await perform(request)
             guard follows, Self.redirectStatuses.contains(response.statusCode) else { return response }
-            return try await following(response, to: request, options: options, perform: perform)
+            return try await following(
+                response, to: request, options: options, cookies: nil, perform: perform)
         }
-        return try await following(nil, to: request, options: options, perform: perform)
+        return try await following(nil, to: request, options: options, cookies: cookies, perform: perform)
     }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    /// The rest of ``exchange(_:options:perform:)``: from `first`, the answer
-    /// `request` already got (nil: not sent yet), hop by hop.
+    /// The rest of ``exchange(_:options:cookies:perform:)``: from `first`, the
+    /// answer `request` already got (nil: not sent yet), hop by hop.
     @inline(never)
     private func following(
         _ first: RawResponse?, to request: OutgoingRequest, options: TransportOptions,
-        perform: (OutgoingRequest) async throws -> RawResponse
+        cookies: (any CookieStorage)?, perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
         var request = request
         if let body = request.body, !body.isReplayable {
@@ -185,7 +195,7 @@ extension RedirectPolicy {
             let response: RawResponse
             if let received {
                 response = received
-            } else if let cookies = options.cookies {
+            } else if let cookies {
                 // The jar's cookies ride on the hop being sent, never on the
                 // request the next hop is derived from.
                 var sent = request

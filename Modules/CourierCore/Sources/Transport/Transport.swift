@@ -3,8 +3,11 @@ import HTTPTypes
 /// Sends one HTTP request and returns its response: the seam where libcurl,
 /// URLSession or a test double plug into Courier.
 ///
-/// The pipeline calls a transport once per attempt, after every interceptor
-/// and plugin ran. A transport must:
+/// The pipeline calls a transport once per hop of an attempt, after every
+/// interceptor and plugin ran: a transport sends exactly the request it is
+/// given and returns its response, a 3xx included, as it is. Following
+/// redirects (``RedirectPolicy``) and the cookie jar (``CookieStorage``) are
+/// the pipeline's, the same for every transport. A transport must:
 /// - send ``OutgoingRequest/head`` and stream ``OutgoingRequest/body`` (reading
 ///   it at most once per call);
 /// - honour ``TransportOptions/timeout`` and throw a ``TransportError`` with
@@ -16,8 +19,8 @@ import HTTPTypes
 ///   ``TransportOptions/checkCancellation()`` before an exchange starts and
 ///   ``TransportOptions/withCancellationHandler(_:onCancel:)`` while it runs
 ///   cover both;
-/// - follow redirects with ``RedirectPolicy/exchange(_:options:perform:)``,
-///   which also applies ``TransportOptions/cookies`` on every hop;
+/// - not follow redirects, nor add or store cookies (the HTTP library's own
+///   redirect and cookie handling switched off);
 /// - write the body to ``TransportOptions/destination`` when one is given and
 ///   return ``ResponseBody/file(_:)``;
 /// - report progress through ``TransportOptions/progress``;
@@ -64,7 +67,9 @@ public struct OutgoingRequest: Sendable {
 
 /// Per-request instructions for a transport.
 public struct TransportOptions: Sendable {
-    /// The longest the whole exchange may take; `nil` leaves it to the transport.
+    /// The longest the whole exchange may take; `nil` leaves it to the
+    /// transport. (For a stream the pipeline bounds the wait for the head
+    /// itself and passes `nil`: the body has its own deadlines.)
     public var timeout: Duration?
     /// Write the body to this file instead of memory.
     public var destination: DownloadDestination?
@@ -80,10 +85,6 @@ public struct TransportOptions: Sendable {
     /// The call's cancellation from outside its task; stop the exchange when
     /// it fires (see ``CallCancellation``). `nil` outside a client's call.
     public var cancellation: CallCancellation?
-    /// The client's cookie jar: ``RedirectPolicy/exchange(_:options:perform:)``
-    /// adds its cookies to every hop and stores every hop's `Set-Cookie`.
-    /// `nil` (no cookies) unless the client has one.
-    public var cookies: (any CookieStorage)?
 
     /// The default in-memory body limit: 64 MiB.
     public static let defaultMaxBodySize = 64 * 1024 * 1024
@@ -93,8 +94,7 @@ public struct TransportOptions: Sendable {
         timeout: Duration? = nil,
         destination: DownloadDestination? = nil,
         maxBodySize: Int = TransportOptions.defaultMaxBodySize, maxDownloadSize: Int64? = nil,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil, cancellation: CallCancellation? = nil,
-        cookies: (any CookieStorage)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, cancellation: CallCancellation? = nil
     ) {
         self.timeout = timeout
         self.destination = destination
@@ -102,7 +102,6 @@ public struct TransportOptions: Sendable {
         self.maxDownloadSize = maxDownloadSize
         self.progress = progress
         self.cancellation = cancellation
-        self.cookies = cookies
     }
 }
 

@@ -23,10 +23,27 @@ extension Redaction {
         return Self.bounded(text, to: limit)
     }
 
+    /// The body with the values of hidden fields masked when it is JSON or a
+    /// form, byte for byte as it came otherwise: what an error's body
+    /// excerpt starts from (``CourierError/bodySnippet``).
+    package func masked(_ bytes: [UInt8], contentType: String?) -> [UInt8] {
+        let type = (contentType ?? "").lowercased()
+        if type.contains("json") || (type.isEmpty && Self.looksLikeJSON(bytes)) { return json(bytes) }
+        if type.contains("x-www-form-urlencoded") {
+            return Array(
+                pairs(
+                    Substring(String(decoding: bytes, as: UTF8.self)),
+                    hidden: bodyFields.union(queryParameters)
+                )
+                .utf8)
+        }
+        return bytes
+    }
+
     /// JSON with the values of hidden fields, at any depth, replaced by the
     /// mask as a string. A scanner, not a parser: it works on truncated or
     /// malformed JSON too, and keeps everything else byte for byte.
-    func json(_ input: [UInt8]) -> [UInt8] {
+    package func json(_ input: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(input.count)
         let masked = Array("\"\(mask)\"".utf8)

@@ -9,7 +9,7 @@ import HTTPTypes
 
 /// A request as a `curl` command line, to paste into a terminal: method,
 /// URL, header fields and body, each shell-quoted, with everything
-/// ``Redaction`` hides masked (so the command is safe to log, and to run
+/// ``/CourierCore/Redaction`` hides masked (so the command is safe to log, and to run
 /// once the masked values are filled in).
 ///
 /// ```swift

@@ -1,11 +1,15 @@
-import CourierCore
 import HTTPTypes
 
-/// What never appears in what Courier's plugins write — log lines, curl
-/// commands, span attributes, error descriptions: credentials in header
-/// fields, tokens in query parameters, passwords in URLs, secret fields in
-/// JSON and form bodies. Each is replaced by ``mask``; the name stays, so a
-/// reader still sees that a token was sent.
+/// What never appears in what Courier writes for people to read — a
+/// ``CourierError``'s message, description and body excerpt, log lines, curl
+/// commands, span attributes, metric labels: credentials in header fields,
+/// tokens in query parameters, passwords in URLs, secret fields in JSON and
+/// form bodies. Each is replaced by ``mask``; the name stays, so a reader
+/// still sees that a token was sent.
+///
+/// Errors are masked with ``standard`` where they are made; the plugins
+/// (`CourierPlugins`' logging, tracing and curl rendering) take a redaction
+/// of their own, which may hide more.
 ///
 /// ```swift
 /// var redaction = Redaction.standard
@@ -44,8 +48,10 @@ public struct Redaction: Sendable {
             HTTPField.Name("X-API-Key"), HTTPField.Name("X-Auth-Token"), HTTPField.Name("API-Key"),
             HTTPField.Name("X-Amz-Security-Token"),
         ].compactMap { $0 }.reduce(into: []) { $0.insert($1) },
-        // The list error messages use too (CourierCore's SecretNames).
-        queryParameters: SecretNames.queryParameters,
+        queryParameters: [
+            "token", "access_token", "refresh_token", "id_token", "key", "api_key", "apikey", "signature",
+            "sig", "password", "secret", "client_secret", "x-amz-signature", "x-amz-security-token",
+        ],
         bodyFields: [
             "password", "passwd", "secret", "token", "access_token", "refresh_token", "id_token",
             "client_secret", "api_key", "apikey", "pin", "otp",
@@ -77,9 +83,34 @@ public struct Redaction: Sendable {
     }
 
     /// `name=value&…` with the values of `hidden` names masked (names
-    /// percent-decoded and compared without case): the masking error
-    /// messages use too (CourierCore's SecretNames).
-    func pairs(_ encoded: Substring, hidden: Set<String>) -> String {
-        SecretNames.maskedQuery(encoded, hidden: hidden, mask: mask)
+    /// percent-decoded and compared without case, `hidden` lowercased).
+    package func pairs(_ encoded: Substring, hidden: Set<String>) -> String {
+        encoded.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = String(pair[..<equals])
+            let decoded = (name.percentDecoded(plusIsSpace: true) ?? name).lowercased()
+            return hidden.contains(decoded) ? "\(name)=\(mask)" : String(pair)
+        }.joined(separator: "&")
+    }
+
+    /// `url` (absolute, or a reference as a `Location` gives it) with any
+    /// user information and the values of hidden query parameters masked;
+    /// names and the rest of the URL stay, so a reader still sees the shape.
+    /// What errors show of a URL.
+    public func url(_ url: some StringProtocol) -> String {
+        var text = String(url)
+        // User information: between "//" and the first "@" of the authority.
+        if let slashes = text.firstRange(of: "//") {
+            let authorityEnd =
+                text[slashes.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" }
+                ?? text.endIndex
+            if let at = text[slashes.upperBound..<authorityEnd].lastIndex(of: "@") {
+                text.replaceSubrange(slashes.upperBound..<at, with: mask)
+            }
+        }
+        guard let mark = text.firstIndex(of: "?") else { return text }
+        let fragment = text[mark...].firstIndex(of: "#") ?? text.endIndex
+        let query = text[text.index(after: mark)..<fragment]
+        return String(text[...mark]) + pairs(query, hidden: queryParameters) + String(text[fragment...])
     }
 }

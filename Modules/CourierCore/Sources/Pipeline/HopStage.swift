@@ -1,0 +1,31 @@
+/// The innermost stage of an attempt: the request goes out hop by hop. The
+/// client's ``RedirectPolicy`` follows redirects and its cookie jar rides
+/// every hop — here, once, for every transport; a transport sends the one
+/// request it is given. Plugins and per-attempt interceptors see the
+/// attempt's first request and its last response (the hops between are in
+/// the journal of the server, and in a ``Transport`` wrapper such as
+/// `RecordingTransport`).
+enum HopStage {
+    /// Sends `request` through the client's transport, following redirects.
+    static func send(_ request: OutgoingRequest, options: TransportOptions, _ settings: CallSettings)
+        async throws -> RawResponse
+    {
+        let transport = settings.transport
+        return try await settings.redirects.exchange(request, options: options, cookies: settings.cookies) {
+            hop in
+            try await transport.send(hop, options: options)
+        }
+    }
+
+    /// Opens `request` as a stream, following redirects: each hop's head
+    /// within the attempt's timeout, the last hop's body left open.
+    static func stream(
+        _ request: OutgoingRequest, options: TransportOptions, through transport: any StreamingTransport,
+        _ settings: CallSettings
+    ) async throws -> StreamingResponse {
+        try await settings.redirects.stream(request, options: options, cookies: settings.cookies) {
+            hop, options in
+            try await transport.stream(hop, options: options)
+        }
+    }
+}
