@@ -35,6 +35,10 @@ struct IdentityMatrixTests {
         /// Not sharing either: two principals' streaming calls at once, each
         /// body read to its end.
         case stream
+        /// A token-refresh replay: each principal's call also carries a
+        /// session an `Authenticator` refreshes on a 401; both principals at
+        /// once, and the replay must carry the same principal's credential.
+        case refresh
 
         var testDescription: String { rawValue }
     }
@@ -56,6 +60,17 @@ struct IdentityMatrixTests {
         func refresh(_ credential: String) async throws -> String { credential }
     }
 
+    /// A session in `X-Session`, `old-…` until refreshed to `new-…`: the
+    /// refresh column's second credential, beside the source's.
+    struct Sessions: CredentialProvider {
+        func apply(_ credential: String, to request: inout HTTPRequest) throws {
+            request.headerFields[HTTPField.Name("X-Session") ?? .authorization] = credential
+        }
+        func refresh(_ credential: String) async throws -> String {
+            credential.replacingOccurrences(of: "old-", with: "new-")
+        }
+    }
+
     /// One principal's way of calling.
     struct Caller {
         let client: APIClient
@@ -66,6 +81,13 @@ struct IdentityMatrixTests {
         let value: String
 
         func call() async throws -> Reply<Echo> { try await client.response(endpoint, plugins: plugins) }
+
+        /// This caller with a session of its own, refreshed on a 401.
+        func refreshing(_ principal: String) -> Caller {
+            var endpoint = endpoint
+            endpoint.spec.callInterceptors.append(Authenticator(Sessions(), credential: "old-\(principal)"))
+            return Caller(client: client, endpoint: endpoint, plugins: plugins, field: field, value: value)
+        }
 
         /// The echo, through `client.stream`.
         func stream() async throws -> Echo {
@@ -116,11 +138,8 @@ struct IdentityMatrixTests {
             configuration.cookies = jar
             client = APIClient(configuration: configuration)
         }
-        let isCookie = source == .cookieJar
-        return Caller(
-            client: client, endpoint: endpoint, plugins: plugins,
-            field: isCookie ? "Cookie" : "Authorization",
-            value: isCookie ? "sid=\(token)" : "Bearer \(token)")
+        let (field, value) = credential(source, principal)
+        return Caller(client: client, endpoint: endpoint, plugins: plugins, field: field, value: value)
     }
 
     /// What the principal got is its own: the echo shows its credential,
@@ -134,6 +153,12 @@ struct IdentityMatrixTests {
         #expect(values == [caller.value], "\(what): \(caller.field) echoed \(values), not \(caller.value)")
     }
 
+    /// The field that carries `principal`'s credential from `source`, and its value.
+    static func credential(_ source: Source, _ principal: String) -> (field: String, value: String) {
+        source == .cookieJar
+            ? ("Cookie", "sid=tok-\(principal)") : ("Authorization", "Bearer tok-\(principal)")
+    }
+
     /// For `.retry`: per source and principal, a 503, then the echo of the
     /// principal's credential — matched on that credential, so a retry that
     /// carried another principal's would get the other's answer.
@@ -141,9 +166,7 @@ struct IdentityMatrixTests {
         var mappings: [String] = []
         for source in Source.allCases {
             for principal in ["alice", "bob"] {
-                let (field, value) =
-                    source == .cookieJar
-                    ? ("Cookie", "sid=tok-\(principal)") : ("Authorization", "Bearer tok-\(principal)")
+                let (field, value) = credential(source, principal)
                 mappings.append(
                     #"{"id": "retry-\#(source)-\#(principal)", "request": {"urlPath": "/retry/\#(source)", "#
                         + #""headers": {"\#(field)": {"equalTo": "\#(value)"}}}, "responses": [{"status": 503}, "#
@@ -151,8 +174,32 @@ struct IdentityMatrixTests {
                 )
             }
         }
+        mappings += refreshStubs()
         return try ContractLoader.parse(
-            Array(#"{"mappings": [\#(mappings.joined(separator: ", "))]}"#.utf8), file: "<retry>")
+            Array(#"{"mappings": [\#(mappings.joined(separator: ", "))]}"#.utf8), file: "<retry and refresh>")
+    }
+
+    /// For `.refresh`: per source and principal, a 401 to the old session
+    /// and the echo of the principal's credential to the new one — both
+    /// matched on the principal's credential too.
+    static func refreshStubs() -> [String] {
+        var mappings: [String] = []
+        for source in Source.allCases {
+            for principal in ["alice", "bob"] {
+                let (field, value) = credential(source, principal)
+                let request = { (session: String) in
+                    #"{"urlPath": "/refresh/\#(source)", "headers": {"\#(field)": {"equalTo": "\#(value)"}, "#
+                        + #""X-Session": {"equalTo": "\#(session)-\#(principal)"}}}"#
+                }
+                mappings.append(
+                    #"{"id": "expired-\#(source)-\#(principal)", "request": \#(request("old")), "#
+                        + #""response": {"status": 401}}"#)
+                mappings.append(
+                    #"{"id": "refreshed-\#(source)-\#(principal)", "request": \#(request("new")), "#
+                        + #""response": {"jsonBody": {"headers": [["\#(field)", "\#(value)"]]}}}"#)
+            }
+        }
+        return mappings
     }
 
     @Test(arguments: TransportKind.allCases, Sharing.allCases)
@@ -177,6 +224,9 @@ struct IdentityMatrixTests {
                     base = base.coalesced()
                 case .stream:
                     cache = nil
+                case .refresh:
+                    cache = nil
+                    base = Endpoint<Echo>(.get("refresh/\(source.rawValue)"), on: base.spec.node)
                 case .retry:
                     cache = nil
                     base = Endpoint<Echo>(.get("retry/\(source.rawValue)"), on: base.spec.node)
@@ -189,7 +239,7 @@ struct IdentityMatrixTests {
                 let gate = PairGate(kind.transport)
                 let transport: any Transport = sharing == .coalescing ? gate : kind.transport
                 let shared = APIClient(configuration: Self.configuration(transport, cache))
-                let (alice, bob) = (
+                let (plainAlice, plainBob) = (
                     Self.caller(
                         source, "alice", base, server: server, shared: shared, transport: transport,
                         cache: cache),
@@ -197,6 +247,9 @@ struct IdentityMatrixTests {
                         source, "bob", base, server: server, shared: shared, transport: transport,
                         cache: cache)
                 )
+                let (alice, bob) =
+                    sharing == .refresh
+                    ? (plainAlice.refreshing("alice"), plainBob.refreshing("bob")) : (plainAlice, plainBob)
                 let before = server.journal.entries.count
                 if sharing == .coalescing {
                     try await Self.concurrently(alice, bob, gate: gate, source: source)
@@ -206,6 +259,20 @@ struct IdentityMatrixTests {
                     let (aliceEcho, bobEcho) = (try await first, try await second)
                     Self.expectOwn(aliceEcho, alice, "\(source) alice's stream")
                     Self.expectOwn(bobEcho, bob, "\(source) bob's stream")
+                } else if sharing == .refresh {
+                    async let first = alice.call()
+                    async let second = bob.call()
+                    let (aliceReply, bobReply) = (try await first, try await second)
+                    Self.expectOwn(aliceReply, alice, "\(source) alice after a refresh")
+                    Self.expectOwn(bobReply, bob, "\(source) bob after a refresh")
+                    // Each principal: the 401, then the replay with the refreshed session.
+                    let answered = server.journal.entries.dropFirst(before).compactMap(\.stubID)
+                    for principal in ["alice", "bob"] {
+                        let own = answered.filter { $0.hasSuffix("-\(source)-\(principal)") }
+                        #expect(
+                            own == ["expired-\(source)-\(principal)", "refreshed-\(source)-\(principal)"],
+                            "\(source) \(principal): answered by \(own)")
+                    }
                 } else if sharing == .retry {
                     for caller in [alice, bob] {
                         let reply = try await caller.call()
