@@ -176,10 +176,37 @@ struct RedisStoreTests {
         }
     }
 
-    /// Where the token comes from: the request the cache sees (a per-call
-    /// interceptor), or added after it and declared (a per-attempt
-    /// interceptor, a plugin's `prepare`).
-    enum TokenSource: CaseIterable, Sendable { case perCall, perAttempt, plugin }
+    /// Where the token comes from: the request the cache sees (the
+    /// endpoint's header, a per-call interceptor, an `Authenticator`), or
+    /// added after it and declared (a per-attempt interceptor, a client's
+    /// plugin's `prepare`, a plugin given to the one call). (The cookie jar
+    /// is keyed as in the memory and disk tiers: ContractTests' identity matrix.)
+    enum TokenSource: CaseIterable, Sendable {
+        case endpointHeader, perCall, authenticator, perAttempt, plugin, callPlugin
+    }
+
+    /// An `Authenticator`'s provider with a fixed token.
+    struct FixedToken: CredentialProvider {
+        func apply(_ credential: String, to request: inout HTTPRequest) throws {
+            request.headerFields[.authorization] = "Bearer \(credential)"
+        }
+        func refresh(_ credential: String) async throws -> String { credential }
+    }
+
+    /// A client and the endpoint (and per-call plugins) it calls.
+    struct Caller {
+        let client: APIClient
+        let endpoint: Endpoint<Profile>
+        var plugins: [any Plugin] = []
+
+        init(_ client: APIClient, _ endpoint: Endpoint<Profile>, plugins: [any Plugin] = []) {
+            self.client = client
+            self.endpoint = endpoint
+            self.plugins = plugins
+        }
+
+        func call() async throws -> Reply<Profile> { try await client.response(endpoint, plugins: plugins) }
+    }
 
     /// Sets a token in `prepare` and declares its digest.
     struct TokenPlugin: Plugin {
@@ -204,7 +231,8 @@ struct RedisStoreTests {
             let me = Endpoint<Profile>(.get("me"), on: .fleet).cache(.cancelNetwork) {
                 $0.storesCredentialedResponses = true
             }
-            func instance(token: String) -> (APIClient, Upstream, ResponseCache) {
+            /// One instance's client, and its call of `me` for `token`.
+            func instance(token: String) -> (Caller, Upstream, ResponseCache) {
                 let upstream = Upstream { head, _ in
                     let name = ["Bearer token-A": "Ada", "Bearer token-B": "Bob"][
                         head.headerFields[.authorization] ?? ""]
@@ -214,28 +242,46 @@ struct RedisStoreTests {
                 }
                 let cache = ResponseCache(
                     memoryAndShared: RedisStore(redisConfiguration(server)), clock: clock)
-                let api =
+                let plain = client(of: upstream, cache: cache, clock: clock)
+                let caller: Caller =
                     switch source {
+                    case .endpointHeader:
+                        Caller(plain, me.adding(headers: [.authorization: "Bearer \(token)"]))
                     case .perCall:
-                        client(of: upstream, cache: cache, clock: clock, interceptors: [.bearer { token }])
+                        Caller(
+                            client(
+                                of: upstream, cache: cache, clock: clock, interceptors: [.bearer { token }]),
+                            me)
+                    case .authenticator:
+                        Caller(
+                            client(
+                                of: upstream, cache: cache, clock: clock,
+                                interceptors: [Authenticator(FixedToken(), credential: token)]), me)
                     case .perAttempt:
-                        client(
-                            of: upstream, cache: cache, clock: clock, attemptInterceptors: [.bearer { token }]
-                        )
+                        Caller(
+                            client(
+                                of: upstream, cache: cache, clock: clock,
+                                attemptInterceptors: [.bearer { token }]),
+                            me)
                     case .plugin:
-                        client(of: upstream, cache: cache, clock: clock, plugins: [TokenPlugin(token: token)])
+                        Caller(
+                            client(
+                                of: upstream, cache: cache, clock: clock, plugins: [TokenPlugin(token: token)]
+                            ), me)
+                    case .callPlugin:
+                        Caller(plain, me, plugins: [TokenPlugin(token: token)])
                     }
-                return (api, upstream, cache)
+                return (caller, upstream, cache)
             }
             let (first, _, firstCache) = instance(token: "token-A")
-            #expect(try await first.send(me).name == "Ada")
+            #expect(try await first.call().model.name == "Ada")
             await firstCache.settle()
             let (second, secondUpstream, secondCache) = instance(token: "token-B")
-            #expect(try await second.send(me).name == "Bob")
+            #expect(try await second.call().model.name == "Bob")
             #expect(secondUpstream.requests.count == 1)
             await secondCache.settle()
             let (third, thirdUpstream, _) = instance(token: "token-A")
-            let again = try await third.response(me)
+            let again = try await third.call()
             #expect(again.attempts == 0)  // A's own entry, from Redis
             #expect(again.model.name == "Ada")
             #expect(thirdUpstream.requests.isEmpty)
