@@ -23,6 +23,41 @@ struct RedactionTests {
         #expect(redaction.path("/a?to%6Ben=zzz&b") == "/a?to%6Ben=***&b")
     }
 
+    /// How real APIs spell the same secrets: one name whatever the case and
+    /// separators (OAuth's `refresh_token`, JavaScript's `refreshToken`,
+    /// header-like `Refresh-Token`).
+    @Test(arguments: [
+        "refresh_token", "refreshToken", "Refresh-Token", "REFRESH_TOKEN", "access_token", "accessToken",
+        "idToken", "id_token", "client_secret", "clientSecret", "api_key", "apiKey", "API-Key", "Password",
+        "sessionToken", "session.token", "privateKey", "private_key", "passphrase", "token", "Authorization",
+    ])
+    func everySpellingOfASecretIsMasked(name: String) {
+        #expect(json(#"{"\#(name)":"s3cret","id":1}"#) == #"{"\#(name)":"***","id":1}"#)
+        let form = redaction.body(
+            Array("\(name)=s3cret&id=1".utf8), contentType: "application/x-www-form-urlencoded", limit: 1000)
+        #expect(form == "\(name)=***&id=1")
+    }
+
+    @Test(arguments: ["refreshToken", "Access-Token", "clientSecret", "apiKey", "Sig", "X-Amz-Signature"])
+    func everySpellingOfAQueryTokenIsMasked(name: String) {
+        #expect(redaction.path("/a?\(name)=s3cret&page=2") == "/a?\(name)=***&page=2")
+    }
+
+    /// A name a user adds is compared the same way, however it is written:
+    /// inserting `pinCode` used to do nothing (the set was compared lowercased).
+    @Test func aNameAUserAddsMatchesEverySpelling() {
+        var custom = Redaction.standard
+        custom.bodyFields.insert("pinCode")
+        custom.queryParameters.insert("Session-ID")
+        #expect(custom.bodyFields.contains("pinCode"))  // kept as written
+        for spelling in ["pinCode", "pin_code", "PIN-CODE"] {
+            let masked = String(decoding: custom.json(Array(#"{"\#(spelling)":"1234"}"#.utf8)), as: UTF8.self)
+            #expect(masked == #"{"\#(spelling)":"***"}"#)
+        }
+        #expect(custom.path("/a?session_id=1&sessionId=2") == "/a?session_id=***&sessionId=***")
+        #expect(json(#"{"pinCode":"1234"}"#) == #"{"pinCode":"1234"}"#)  // the standard list is untouched
+    }
+
     @Test func headerValuesAreMaskedNamesKept() {
         let lines = redaction.lines([
             .authorization: "Bearer abc", .accept: "application/json", .cookie: "sid=1",

@@ -119,7 +119,7 @@ struct RecordingWriter {
             var fields: [String: JSONValue] = [:]
             for (name, value) in FormDecoding.pairs(text) where fields[name] == nil {
                 fields[name] =
-                    secrets.bodyFields.contains(name.lowercased()) || secrets.hidesQuery(name)
+                    secrets.bodyFields.contains(SecretMask.normalized(name)) || secrets.hidesQuery(name)
                     ? .object(["present": .bool(true)]) : .object(["equalTo": .string(value)])
             }
             return .object(["formParameters": .object(fields)])
@@ -131,13 +131,13 @@ struct RecordingWriter {
     /// `value` without its secret fields (`replacing: false`, for matchers)
     /// or with them replaced by `"REDACTED"`; and whether any was found.
     private func redacted(_ value: JSONValue, replacing: Bool) -> (JSONValue, Bool) {
-        let secrets = Set(options.secretFields.map { $0.lowercased() })
+        let secrets = Set(options.secretFields.map(SecretMask.normalized))
         switch value {
         case .object(let object):
             var out: [String: JSONValue] = [:]
             var found = false
             for (key, item) in object {
-                if secrets.contains(key.lowercased()) {
+                if secrets.contains(SecretMask.normalized(key)) {
                     found = true
                     if replacing { out[key] = .string("REDACTED") }
                     continue

@@ -4,7 +4,8 @@
 ///
 /// The lists are Courier's own `Redaction.standard` (CourierCore), written
 /// here again because courier-mock imports none of Courier's client modules;
-/// the end-to-end suite fails when the two differ. Names are lowercased.
+/// the end-to-end suite fails when the two differ. Header names are kept
+/// lowercased; query and body names ``normalized(_:)``, as Courier compares them.
 public struct SecretMask: Sendable {
     /// Header fields whose values are secrets.
     public var headers: Set<String>
@@ -15,11 +16,18 @@ public struct SecretMask: Sendable {
     /// What a secret value becomes.
     public var mask = "***"
 
-    /// A mask over these names (compared without case).
+    /// A mask over these names (headers compared without case; query and
+    /// body names without case and without `_`, `-`, `.` and spaces).
     public init(headers: Set<String>, queryParameters: Set<String>, bodyFields: Set<String>) {
         self.headers = Set(headers.map { $0.lowercased() })
-        self.queryParameters = Set(queryParameters.map { $0.lowercased() })
-        self.bodyFields = Set(bodyFields.map { $0.lowercased() })
+        self.queryParameters = Set(queryParameters.map(Self.normalized))
+        self.bodyFields = Set(bodyFields.map(Self.normalized))
+    }
+
+    /// A name as names are compared: `refresh_token`, `refreshToken` and
+    /// `Refresh-Token` are one name.
+    public static func normalized(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.filter { !"_-. ".unicodeScalars.contains($0) })
     }
 
     /// The same names as Courier's `Redaction.standard`.
@@ -29,19 +37,21 @@ public struct SecretMask: Sendable {
             "api-key", "x-amz-security-token",
         ],
         queryParameters: [
-            "token", "access_token", "refresh_token", "id_token", "key", "api_key", "apikey", "signature",
+            "token", "access_token", "refresh_token", "id_token", "session_token", "key", "api_key",
+            "signature",
             "sig", "password", "secret", "client_secret", "x-amz-signature", "x-amz-security-token",
         ],
         bodyFields: [
-            "password", "passwd", "secret", "token", "access_token", "refresh_token", "id_token",
-            "client_secret", "api_key", "apikey", "pin", "otp",
+            "password", "passwd", "passphrase", "secret", "token", "access_token", "refresh_token",
+            "id_token",
+            "session_token", "client_secret", "api_key", "private_key", "authorization", "pin", "otp",
         ])
 
     /// Whether `name`'s values are secrets.
     func hidesHeader(_ name: String) -> Bool { headers.contains(name.lowercased()) }
 
     /// Whether the query parameter `name`'s values are secrets.
-    func hidesQuery(_ name: String) -> Bool { queryParameters.contains(name.lowercased()) }
+    func hidesQuery(_ name: String) -> Bool { queryParameters.contains(Self.normalized(name)) }
 
     /// A header's value as it may be shown: masked for a secret field, a
     /// URL's secrets masked in `Location`, `Content-Location` and `Referer`.
@@ -87,7 +97,7 @@ public struct SecretMask: Sendable {
         if type.contains("x-www-form-urlencoded") {
             return text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
                 guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-                let name = FormDecoding.decode(pair[..<equals]).lowercased()
+                let name = Self.normalized(FormDecoding.decode(pair[..<equals]))
                 let secret = bodyFields.contains(name) || queryParameters.contains(name)
                 return secret ? "\(pair[..<equals])=\(mask)" : String(pair)
             }.joined(separator: "&")
@@ -105,7 +115,7 @@ public struct SecretMask: Sendable {
         case .object(let object):
             var out: [String: JSONValue] = [:]
             for (key, item) in object {
-                out[key] = bodyFields.contains(key.lowercased()) ? .string(mask) : json(item)
+                out[key] = bodyFields.contains(Self.normalized(key)) ? .string(mask) : json(item)
             }
             return .object(out)
         case .array(let items): return .array(items.map(json))

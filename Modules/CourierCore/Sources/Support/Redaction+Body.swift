@@ -11,7 +11,7 @@ extension Redaction {
             text = String(decoding: json(bytes), as: UTF8.self)
         } else if type.contains("x-www-form-urlencoded") {
             text = pairs(
-                Substring(String(decoding: bytes, as: UTF8.self)), hidden: bodyFields.union(queryParameters))
+                Substring(String(decoding: bytes, as: UTF8.self)), hidden: hiddenBody.union(hiddenQuery))
         } else if type.hasPrefix("multipart/") {
             return
                 "<\(type.split(separator: ";").first ?? "multipart") body, \(bytes.count) bytes, not shown>"
@@ -33,7 +33,7 @@ extension Redaction {
             return Array(
                 pairs(
                     Substring(String(decoding: bytes, as: UTF8.self)),
-                    hidden: bodyFields.union(queryParameters)
+                    hidden: hiddenBody.union(hiddenQuery)
                 )
                 .utf8)
         }
@@ -58,7 +58,7 @@ extension Redaction {
             out += input[index..<end]
             let colon = Self.skipBlanks(input, from: end)
             guard colon < input.count, input[colon] == UInt8(ascii: ":"),
-                bodyFields.contains(Self.decodeString(input[index..<end]).lowercased())
+                hiddenBody.contains(Self.normalized(Self.decodeString(input[index..<end])))
             else {
                 index = end
                 continue

@@ -20,24 +20,40 @@ import HTTPTypes
 public struct Redaction: Sendable {
     /// Header fields whose values are hidden.
     public var headers: Set<HTTPField.Name>
-    /// Query parameters whose values are hidden, compared without case.
-    public var queryParameters: Set<String>
+    /// Query parameters whose values are hidden. Names are compared without
+    /// case and without `_`, `-` and `.`: `refreshToken`, `refresh_token`
+    /// and `Refresh-Token` are one name, whichever is inserted.
+    public var queryParameters: Set<String> { didSet { hiddenQuery = Self.normalized(queryParameters) } }
     /// JSON fields (at any depth) and form fields whose values are hidden,
-    /// compared without case.
-    public var bodyFields: Set<String>
+    /// compared as ``queryParameters`` are.
+    public var bodyFields: Set<String> { didSet { hiddenBody = Self.normalized(bodyFields) } }
     /// What a hidden value becomes.
     public var mask: String
+    /// The names as they are compared (``normalized(_:)``).
+    private(set) var hiddenQuery: Set<String>
+    private(set) var hiddenBody: Set<String>
 
-    /// Creates a redaction; names are compared without case.
+    /// Creates a redaction; names are compared without case and separators.
     public init(
         headers: Set<HTTPField.Name>, queryParameters: Set<String>, bodyFields: Set<String>,
         mask: String = "***"
     ) {
         self.headers = headers
-        self.queryParameters = Set(queryParameters.map { $0.lowercased() })
-        self.bodyFields = Set(bodyFields.map { $0.lowercased() })
+        self.queryParameters = queryParameters
+        self.bodyFields = bodyFields
         self.mask = mask
+        self.hiddenQuery = Self.normalized(queryParameters)
+        self.hiddenBody = Self.normalized(bodyFields)
     }
+
+    /// A name as names are compared: lowercased, without `_`, `-`, `.` and
+    /// spaces — APIs spell one secret `refresh_token`, `refreshToken` and
+    /// `Refresh-Token`.
+    public static func normalized(_ name: some StringProtocol) -> String {
+        String(name.lowercased().unicodeScalars.filter { !"_-. ".unicodeScalars.contains($0) })
+    }
+
+    private static func normalized(_ names: Set<String>) -> Set<String> { Set(names.map { normalized($0) }) }
 
     /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and
     /// API-key fields; query parameters and body fields named like tokens,
@@ -49,12 +65,14 @@ public struct Redaction: Sendable {
             HTTPField.Name("X-Amz-Security-Token"),
         ].compactMap { $0 }.reduce(into: []) { $0.insert($1) },
         queryParameters: [
-            "token", "access_token", "refresh_token", "id_token", "key", "api_key", "apikey", "signature",
+            "token", "access_token", "refresh_token", "id_token", "session_token", "key", "api_key",
+            "signature",
             "sig", "password", "secret", "client_secret", "x-amz-signature", "x-amz-security-token",
         ],
         bodyFields: [
-            "password", "passwd", "secret", "token", "access_token", "refresh_token", "id_token",
-            "client_secret", "api_key", "apikey", "pin", "otp",
+            "password", "passwd", "passphrase", "secret", "token", "access_token", "refresh_token",
+            "id_token",
+            "session_token", "client_secret", "api_key", "private_key", "authorization", "pin", "otp",
         ])
 
     /// Whether `name`'s values are hidden.
@@ -79,16 +97,16 @@ public struct Redaction: Sendable {
     public func path(_ target: String) -> String {
         guard let mark = target.firstIndex(of: "?") else { return target }
         let query = target[target.index(after: mark)...]
-        return String(target[...mark]) + pairs(query, hidden: queryParameters)
+        return String(target[...mark]) + pairs(query, hidden: hiddenQuery)
     }
 
     /// `name=value&…` with the values of `hidden` names masked (names
-    /// percent-decoded and compared without case, `hidden` lowercased).
+    /// percent-decoded and ``normalized(_:)``, as `hidden` is).
     package func pairs(_ encoded: Substring, hidden: Set<String>) -> String {
         encoded.split(separator: "&", omittingEmptySubsequences: false).map { pair in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             let name = String(pair[..<equals])
-            let decoded = (name.percentDecoded(plusIsSpace: true) ?? name).lowercased()
+            let decoded = Self.normalized(name.percentDecoded(plusIsSpace: true) ?? name)
             return hidden.contains(decoded) ? "\(name)=\(mask)" : String(pair)
         }.joined(separator: "&")
     }
@@ -111,6 +129,6 @@ public struct Redaction: Sendable {
         guard let mark = text.firstIndex(of: "?") else { return text }
         let fragment = text[mark...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: mark)..<fragment]
-        return String(text[...mark]) + pairs(query, hidden: queryParameters) + String(text[fragment...])
+        return String(text[...mark]) + pairs(query, hidden: hiddenQuery) + String(text[fragment...])
     }
 }
