@@ -136,6 +136,7 @@
             ResponseBody, Int64
         ) {
             var received: Int64 = 0
+            let total = TransferProgress.downloadTotal(of: head.headerFields)
             guard let destination = options.destination else {
                 var bytes: [UInt8] = []
                 if head.headerFields[.contentEncoding] == nil,
@@ -153,7 +154,8 @@
                     buffer.withUnsafeReadableBytes {
                         bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self))
                     }
-                    options.progress?(TransferProgress(direction: .download, completed: received, total: nil))
+                    options.progress?(
+                        TransferProgress(direction: .download, completed: received, total: total))
                 }
                 return (.bytes(bytes), received)
             }
@@ -165,7 +167,8 @@
                         throw TransportError(.bodyTooLarge, "the download exceeds \(limit) bytes")
                     }
                     try await file.write(buffer)
-                    options.progress?(TransferProgress(direction: .download, completed: received, total: nil))
+                    options.progress?(
+                        TransferProgress(direction: .download, completed: received, total: total))
                 }
                 let identity = head.headerFields[.contentEncoding] == nil
                 let hasBody =

@@ -60,6 +60,7 @@
             let buffer = BodyStreamBuffer()
             let body = response.body
             let progress = options.progress
+            let total = TransferProgress.downloadTotal(of: head.headerFields)
             let pump = Task {
                 defer { ended() }
                 var received: Int64 = 0
@@ -67,7 +68,7 @@
                     for try await chunk in body {
                         received += Int64(chunk.readableBytes)
                         try await buffer.write(Array(chunk.readableBytesView))
-                        progress?(TransferProgress(direction: .download, completed: received, total: nil))
+                        progress?(TransferProgress(direction: .download, completed: received, total: total))
                     }
                     buffer.finish()
                 } catch {

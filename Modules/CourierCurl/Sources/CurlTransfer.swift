@@ -216,7 +216,12 @@ final class CurlTransfer {
             }
             body.append(contentsOf: bytes)
         }
-        options.progress?(TransferProgress(direction: .download, completed: downloaded, total: nil))
+        if let progress = options.progress {
+            progress(
+                TransferProgress(
+                    direction: .download, completed: downloaded,
+                    total: TransferProgress.downloadTotal(of: head.fields)))
+        }
         return bytes.count
     }
 

@@ -181,7 +181,14 @@ final class TaskState: Sendable {
             return (.kept, storage.received)
         }
         switch appended {
-        case .kept: options.progress?(TransferProgress(direction: .download, completed: total, total: nil))
+        case .kept:
+            if let progress = options.progress {
+                // (The head is in before any body byte: the delegate records it first.)
+                let expected = storage.withLock {
+                    $0.head.map { TransferProgress.downloadTotal(of: $0.headerFields) }
+                }
+                progress(TransferProgress(direction: .download, completed: total, total: expected ?? nil))
+            }
         case .overflowed: finish(error: nil)
         case .dropped: break
         }

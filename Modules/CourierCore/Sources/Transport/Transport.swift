@@ -134,4 +134,17 @@ public struct TransferProgress: Sendable, Hashable {
         guard let total, total > 0 else { return nil }
         return min(1, Double(completed) / Double(total))
     }
+
+    /// The total a download reports for a response with these header
+    /// fields: its `Content-Length` when the body arrives as it was sent;
+    /// `nil` when it has none, or when it is content-encoded (gzip, br, …):
+    /// the length counts encoded bytes, progress counts the decoded bytes a
+    /// transport hands over, and a fraction of the two would be wrong.
+    public static func downloadTotal(of fields: HTTPFields) -> Int64? {
+        let encodings = fields[values: .contentEncoding].flatMap { $0.split(separator: ",") }
+        guard encodings.allSatisfy({ String($0).trimmingSpaces.lowercased() == "identity" }),
+            let length = try? ResponseHeadCheck.contentLength(fields[values: .contentLength])
+        else { return nil }
+        return Int64(length)
+    }
 }
