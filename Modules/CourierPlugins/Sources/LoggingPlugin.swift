@@ -12,7 +12,7 @@ import Logging
 ///
 /// | level | what |
 /// |---|---|
-/// | `info` | one line per request and one per response or failure: call id and attempt, method and URL, status, duration, bytes; one for a call that failed (after validation and retries) |
+/// | `info` | one line per request and one per response or failure: method and URL, status, duration, bytes; one for a call that failed (after validation and retries) |
 /// | `debug` | the request's and the response's header fields |
 /// | `trace` | the request as a `curl` command (body included) and the response body, each at most ``bodyLimit`` bytes |
 ///
@@ -29,14 +29,16 @@ import Logging
 /// ```
 ///
 /// ```
-/// info  → GET https://api.example.com/v1/orders?page=1&token=*** [call 7 attempt 1]
+/// info  → GET https://api.example.com/v1/orders?page=1&token=***
 /// debug → headers: Accept: application/json; Authorization: ***
-/// info  ← 200 GET orders in 12.4 ms, 812 B [call 7 attempt 1]
+/// info  ← 200 GET orders in 12.4 ms, 812 B
 /// ```
 ///
-/// Each line also carries metadata: `courier.call`, `courier.attempt`,
-/// `courier.endpoint` (the route template), and on a response
-/// `courier.status`, `courier.duration_ms`, `courier.bytes`.
+/// Which call and attempt a line belongs to is in its metadata, once:
+/// `courier.call`, `courier.attempt` (from 1; not on the line for a failed
+/// call, which is about every attempt), `courier.endpoint` (the route
+/// template), and on a response `courier.status`, `courier.duration_ms`,
+/// `courier.bytes`.
 public struct LoggingPlugin: Plugin {
     /// Where lines go.
     public var logger: Logger
@@ -60,7 +62,7 @@ public struct LoggingPlugin: Plugin {
         let metadata = Self.metadata(context)
         let size = context.requestBody?.length.map { ", body \($0) B" } ?? ""
         logger.info(
-            "→ \(request.method) \(redaction.url(request))\(size) \(Self.tag(context))", metadata: metadata)
+            "→ \(request.method) \(redaction.url(request))\(size)", metadata: metadata)
         logger.debug(
             "→ headers: \(redaction.lines(request.headerFields).joined(separator: "; "))", metadata: metadata)
         logger.trace(
@@ -83,7 +85,7 @@ public struct LoggingPlugin: Plugin {
             }
             let bytes = response.metrics.bytesReceived
             logger.info(
-                "← \(response.statusCode) \(context.name)\(duration), \(bytes) B \(Self.tag(context))",
+                "← \(response.statusCode) \(context.name)\(duration), \(bytes) B",
                 metadata: metadata)
             logger.debug(
                 "← headers: \(redaction.lines(response.headers).joined(separator: "; "))", metadata: metadata)
@@ -91,7 +93,7 @@ public struct LoggingPlugin: Plugin {
         case .failure(let error):
             metadata["courier.error"] = "\(error.code)"
             logger.info(
-                "← failed \(context.name): \(error.description) \(Self.tag(context))", metadata: metadata)
+                "← failed \(context.name): \(error.description)", metadata: metadata)
             if let response = error.response {
                 logger.debug(
                     "← headers: \(redaction.lines(response.headers).joined(separator: "; "))",
@@ -109,8 +111,7 @@ public struct LoggingPlugin: Plugin {
         if case .failure(let error) = result {
             var metadata = Self.metadata(context)
             metadata["courier.error"] = "\(error.code)"
-            logger.info(
-                "✗ \(context.name) failed: \(error.description) [call \(context.callID)]", metadata: metadata)
+            logger.info("✗ \(context.name) failed: \(error.description)", metadata: metadata)
         }
         return result
     }
@@ -124,15 +125,13 @@ public struct LoggingPlugin: Plugin {
         }
     }
 
-    private static func tag(_ context: CallContext) -> String {
-        "[call \(context.callID) attempt \(context.attempt)]"
-    }
-
+    /// The call, the attempt (0 is outside any attempt: left out) and the endpoint.
     private static func metadata(_ context: CallContext) -> Logger.Metadata {
-        [
-            "courier.call": "\(context.callID)", "courier.attempt": "\(context.attempt)",
-            "courier.endpoint": "\(context.name)",
+        var metadata: Logger.Metadata = [
+            "courier.call": "\(context.callID)", "courier.endpoint": "\(context.name)",
         ]
+        if context.attempt > 0 { metadata["courier.attempt"] = "\(context.attempt)" }
+        return metadata
     }
 
     static func milliseconds(_ duration: Duration) -> String {

@@ -20,19 +20,20 @@ struct LoggingPluginTests {
         _ = try await client.send(Endpoint<User>(.post("users"), on: .api, content: .json(["name": "Ada"])))
         let lines = log.entries.map { "\($0.level) \($0.message)" }
         #expect(lines.count == 6)
-        #expect(lines[0].hasPrefix("info → POST https://api.example.com/v1/users, body 14 B [call "))
+        #expect(lines[0] == "info → POST https://api.example.com/v1/users, body 14 B")
         #expect(lines[1] == "debug → headers: Content-Type: application/json")
         #expect(
             lines[2].hasPrefix(
                 "trace → curl -X POST 'https://api.example.com/v1/users' -H 'Content-Type: application/json' --data-binary '{\"name\":\"Ada\"}'"
             ))
-        #expect(
-            lines[3].hasPrefix("info ← 200 POST users in 0.0 ms, 24 B [call ")
-                && lines[3].hasSuffix(" attempt 1]"))
+        #expect(lines[3] == "info ← 200 POST users in 0.0 ms, 24 B")
         #expect(lines[4] == "debug ← headers: Content-Type: application/json; X-Trace: abc")
         #expect(lines[5] == #"trace ← body: {"id": 7, "name": "Ada"}"#)
         let metadata = try #require(log.entries.last?.metadata)
         #expect(metadata["courier.status"] == "200" && metadata["courier.endpoint"] == "POST users")
+        // The call and attempt are in the metadata, once, not again in the message.
+        #expect(metadata["courier.attempt"] == "1" && metadata["courier.call"] != nil)
+        #expect(log.entries.allSatisfy { !$0.message.description.contains("[call") })
     }
 
     @Test func theLoggersLevelDecides() async throws {
@@ -56,6 +57,8 @@ struct LoggingPluginTests {
         let failure = try #require(log.entries.first { "\($0.message)".hasPrefix("✗ GET users/{id} failed") })
         #expect("\(failure.message)".contains("status error at validation"))
         #expect(failure.metadata["courier.error"] == "status")
+        // A failed call is about every attempt: no `courier.attempt=0`.
+        #expect(failure.metadata["courier.attempt"] == nil && failure.metadata["courier.call"] != nil)
         #expect(log.entries.contains { "\($0.message)" == #"← body: {"error": "nope"}"# })
     }
 
