@@ -136,8 +136,10 @@ struct TransportTests {
                     for chunk in chunks { continuation.yield(chunk) }
                     continuation.finish()
                 })
+            // A hang guard as the deadline: URLSession's own 60 s went by
+            // under ThreadSanitizer on a machine loaded by `stress`.
             let response = try await kind.transport.send(
-                request(server, "/upload", method: .post, body: body), options: .init())
+                request(server, "/upload", method: .post, body: body), options: .init(timeout: .seconds(600)))
             #expect(try json(response)["bytes"] as? Int == 2_000_000)
             let entry = try #require(server.journal.entries.first)
             // Compared as one Bool: a diff of two 2 MB arrays takes Swift Testing minutes.

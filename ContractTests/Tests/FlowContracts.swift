@@ -39,10 +39,13 @@ struct FlowContracts {
         -> APIClient
     {
         let provider = TokenProvider(path: refreshPath, node: server.node())
-        let auth = Authenticator(provider, credential: "old")
+        // Deadlines only a hang reaches: 50 calls and a refresh under
+        // ThreadSanitizer on a loaded 2-core machine took over the 60 s defaults.
+        let auth = Authenticator(provider, credential: "old", refreshTimeout: contractSafetyNet)
         let client = APIClient(
             configuration: .init(
-                transport: kind.transport, decoder: .codable, callInterceptors: [auth], clock: TestClock()))
+                transport: kind.transport, decoder: .codable, callInterceptors: [auth],
+                timeout: contractSafetyNet, clock: TestClock()))
         provider.use(client)
         return client
     }

@@ -10,14 +10,21 @@ struct User: Decodable, Sendable, Equatable {
 
 /// The usual client for a contract: Codable decoding, no retries unless asked,
 /// a test clock that never sleeps.
+/// The per-attempt timeout of the contracts' clients: a hang guard, not a
+/// deadline anything is meant to meet (the 60 s default is one a loaded
+/// machine under ThreadSanitizer missed).
+let contractSafetyNet: Duration = .seconds(600)
+
 func makeClient(
     _ kind: ContractTransport, transport: (any Transport)? = nil, retryPolicy: RetryPolicy = .never,
     clock: TestClock = TestClock(), interceptors: [any Interceptor] = [],
     attemptInterceptors: [any Interceptor] = [], plugins: [any Plugin] = []
 ) -> APIClient {
     APIClient(
-        transport: transport ?? kind.transport, decoder: .codable, interceptors: interceptors,
-        attemptInterceptors: attemptInterceptors, plugins: plugins, retryPolicy: retryPolicy, clock: clock)
+        configuration: .init(
+            transport: transport ?? kind.transport, decoder: .codable, callInterceptors: interceptors,
+            attemptInterceptors: attemptInterceptors, plugins: plugins, retryPolicy: retryPolicy,
+            timeout: contractSafetyNet, clock: clock))
 }
 
 extension ContractServer {
