@@ -40,6 +40,9 @@ final class CurlTransfer {
     /// The download's temporary file, when the body goes to a destination.
     private var download: PartialDownload?
     private var downloaded: Int64 = 0
+    /// The download progress's total, read from the final head at the first
+    /// body byte (a head is whole before its body), not again per chunk.
+    private var progressTotal: Int64??
     private(set) var failure: TransportError?
     /// The transfer's place among its host's connections, given back when it is freed.
     var slot: HostAdmission.Slot?
@@ -217,10 +220,9 @@ final class CurlTransfer {
             body.append(contentsOf: bytes)
         }
         if let progress = options.progress {
-            progress(
-                TransferProgress(
-                    direction: .download, completed: downloaded,
-                    total: TransferProgress.downloadTotal(of: head.fields)))
+            let total = progressTotal ?? TransferProgress.downloadTotal(of: head.fields)
+            progressTotal = total
+            progress(TransferProgress(direction: .download, completed: downloaded, total: total))
         }
         return bytes.count
     }

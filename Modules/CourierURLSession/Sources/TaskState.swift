@@ -13,6 +13,8 @@ final class TaskState: Sendable {
         var continuation: CheckedContinuation<RawResponse, any Error>?
         /// The response head, converted once, and why it must be refused, if it must.
         var head: HTTPResponse?
+        /// The download progress's total, from the head (``TransferProgress/downloadTotal(of:)``).
+        var expectedLength: Int64?
         var headProblem: TransportError?
         var body: [UInt8] = []
         /// Where a download is being written, when the request has a destination.
@@ -94,6 +96,7 @@ final class TaskState: Sendable {
             if storage.head == nil {
                 let fields = Self.fields(response)
                 storage.head = HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
+                storage.expectedLength = TransferProgress.downloadTotal(of: fields)
                 storage.download?.head = storage.head
                 do throws(TransportError) {
                     try ResponseHeadCheck.validate(fields)
@@ -154,41 +157,36 @@ final class TaskState: Sendable {
     /// Appends body bytes — to memory, or to the download's file — up to the limit.
     func append(_ data: Data) -> Appended {
         let limit = self.limit
-        let (appended, total) = storage.withLock { storage -> (Appended, Int64) in
-            guard storage.failure == nil else { return (.dropped, storage.received) }
+        let (appended, total, expected) = storage.withLock { storage -> (Appended, Int64, Int64?) in
+            let expected = storage.expectedLength
+            guard storage.failure == nil else { return (.dropped, storage.received, expected) }
             if let limit, storage.received + Int64(data.count) > limit {
                 storage.failure = TransportError(
                     .bodyTooLarge,
                     storage.download == nil
                         ? "the body exceeds \(limit) bytes" : "the download exceeds \(limit) bytes")
-                return (.overflowed, storage.received)
+                return (.overflowed, storage.received, expected)
             }
             if let tap {
                 storage.received += Int64(data.count)
-                return (tap.take(Array(data)) ? .kept : .overflowed, storage.received)
+                return (tap.take(Array(data)) ? .kept : .overflowed, storage.received, expected)
             }
             if let download = storage.download {
                 do throws(TransportError) {
                     try download.write(Array(data))
                 } catch {
                     storage.failure = error
-                    return (.overflowed, storage.received)
+                    return (.overflowed, storage.received, expected)
                 }
             } else {
                 storage.body += data
             }
             storage.received += Int64(data.count)
-            return (.kept, storage.received)
+            return (.kept, storage.received, expected)
         }
         switch appended {
         case .kept:
-            if let progress = options.progress {
-                // (The head is in before any body byte: the delegate records it first.)
-                let expected = storage.withLock {
-                    $0.head.map { TransferProgress.downloadTotal(of: $0.headerFields) }
-                }
-                progress(TransferProgress(direction: .download, completed: total, total: expected ?? nil))
-            }
+            options.progress?(TransferProgress(direction: .download, completed: total, total: expected))
         case .overflowed: finish(error: nil)
         case .dropped: break
         }
