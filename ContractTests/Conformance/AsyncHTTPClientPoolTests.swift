@@ -25,13 +25,13 @@ struct AsyncHTTPClientPoolTests {
                 // a busy machine it can): what follows reuses it and never connects.
                 var warm: RawResponse?
                 for _ in 0..<5 where warm == nil {
-                    warm = try? await transport.send(request(server, "/status/204"), options: .init())
+                    warm = try? await transport.send(request(server, "/status/204"), options: .guarded)
                 }
                 #expect(try #require(warm).statusCode == 204)
                 // The first holds the only connection for 5 s; the second waits
                 // for it — inside async-http-client's own queue it would fail
                 // once the connect timeout passed (getConnectionFromPoolTimeout).
-                let holder = Task { try await transport.send(request(server, "/slow"), options: .init()) }
+                let holder = Task { try await transport.send(request(server, "/slow"), options: .guarded) }
                 _ = try await server.journal.waitFor(1) { $0.request.path == "/slow" }
                 let waiter = try await transport.send(
                     request(server, "/status/200"), options: .init(timeout: .seconds(600)))

@@ -45,7 +45,7 @@ struct BodyTests {
     }
 
     func client(_ kind: TransportKind) -> APIClient {
-        APIClient(transport: kind.transport, decoder: .codable)
+        APIClient(configuration: .init(transport: kind.transport, decoder: .codable, timeout: hangGuard))
     }
 
     @Test(arguments: TransportKind.allCases)

@@ -60,7 +60,7 @@ struct BusyHostTests {
     func aCallThatNeverGetsAConnectionSaysSo(kind: TransportKind) async throws {
         try await withStallingServer { server async throws in
             try await kind.withFresh(maxConnectionsPerHost: 1) { transport async throws in
-                let holder = Task { try await transport.send(request(server, "/stall"), options: .init()) }
+                let holder = Task { try await transport.send(request(server, "/stall"), options: .guarded) }
                 _ = try await server.journal.waitFor(1) { $0.request.path == "/stall" }
                 // The holder never ends by itself, so this deadline always
                 // passes first, however loaded the machine.

@@ -51,7 +51,7 @@ struct ChallengeAndCookieTests {
     func repeatedSetCookieFieldsStaySeparate(kind: TransportKind) async throws {
         let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<test>")
         try await withMockServer(.init(stubs: stubs)) { server async throws in
-            let response = try await kind.transport.send(request(server, "/two-cookies"), options: .init())
+            let response = try await kind.transport.send(request(server, "/two-cookies"), options: .guarded)
             #expect(
                 response.headers[values: .setCookie] == [
                     "session=abc; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/; HttpOnly",

@@ -17,7 +17,7 @@ struct CurlOptionTests {
     ) async throws -> TransportError? {
         try await withCurlTransport(configuration: configuration) { transport async throws in
             do {
-                _ = try await transport.send(request(server, path), options: .init())
+                _ = try await transport.send(request(server, path), options: .guarded)
                 return nil
             } catch let error as TransportError {
                 return error
@@ -41,7 +41,7 @@ struct CurlOptionTests {
             #expect(server.journal.entries.isEmpty)
             let ok = try await withCurlTransport(configuration: .init(httpVersion: .http1)) {
                 transport async throws in
-                try await transport.send(request(server, "/status/200"), options: .init())
+                try await transport.send(request(server, "/status/200"), options: .guarded)
             }
             #expect(ok.metrics.httpVersion == "1.1")
         }
@@ -89,7 +89,7 @@ struct CurlLimitTests {
                     for index in 0..<2_000 {
                         group.addTask {
                             try await transport.send(
-                                request(server, "/status/\(200 + index % 2)"), options: .init()
+                                request(server, "/status/\(200 + index % 2)"), options: .guarded
                             )
                             .statusCode
                         }
@@ -119,7 +119,7 @@ struct CurlLimitTests {
                 maxConnectionsPerHost: count, maxConnections: count, eventLoop: loop)
             try await withCurlTransport(configuration: configuration) { transport async throws in
                 let held = (0..<count).map { _ in
-                    Task { try await transport.send(request(server, "/stall"), options: .init()) }
+                    Task { try await transport.send(request(server, "/stall"), options: .guarded) }
                 }
                 _ = try await server.journal.waitFor(count)
                 for task in held { task.cancel() }
@@ -129,7 +129,7 @@ struct CurlLimitTests {
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<count {
                         group.addTask {
-                            try await transport.send(request(server, "/status/200"), options: .init())
+                            try await transport.send(request(server, "/status/200"), options: .guarded)
                                 .statusCode
                         }
                     }
@@ -139,7 +139,7 @@ struct CurlLimitTests {
                 let opened = connections()
                 #expect(opened.count > count)
                 for _ in 0..<count {
-                    let response = try await transport.send(request(server, "/status/204"), options: .init())
+                    let response = try await transport.send(request(server, "/status/204"), options: .guarded)
                     #expect(response.statusCode == 204)
                     #expect(response.metrics.connectionReused == true)
                 }

@@ -102,7 +102,8 @@ struct DownloadTests {
                 let node = Node("mock", baseURL: server.baseURL)
                 let client = APIClient(
                     configuration: .init(
-                        transport: kind.transport, retryPolicy: .retryIfFailed(maxAttempts: 2)))
+                        transport: kind.transport, retryPolicy: .retryIfFailed(maxAttempts: 2),
+                        timeout: hangGuard))
                 let missing = DownloadDestination(folder.appendingPathComponent("missing.bin"))
                 do {
                     _ = try await client.send(.download(.get("status/404"), on: node, to: missing))

@@ -21,7 +21,7 @@ struct ExecutorModeTests {
                     for index in 0..<5 {
                         statuses.append(
                             try await transport.send(
-                                request(server, "/status/\(200 + index)"), options: .init()
+                                request(server, "/status/\(200 + index)"), options: .guarded
                             )
                             .statusCode)
                         names.append(Self.threadName())
@@ -40,7 +40,7 @@ struct ExecutorModeTests {
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<64 {
                         group.addTask(executorPreference: transport.taskExecutor) {
-                            try await transport.send(request(server, "/status/204"), options: .init())
+                            try await transport.send(request(server, "/status/204"), options: .guarded)
                                 .statusCode
                         }
                     }
@@ -58,7 +58,7 @@ struct ExecutorModeTests {
                 await transport.shutdown()
                 // The engine thread is gone: this job runs on the global executor.
                 do {
-                    _ = try await transport.send(request(server, "/status/200"), options: .init())
+                    _ = try await transport.send(request(server, "/status/200"), options: .guarded)
                     return "sent"
                 } catch {
                     return "\(error)"

@@ -39,7 +39,7 @@ struct HTTP2Tests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<burst {
                     group.addTask {
-                        let response = try await transport.send(Self.request(port, index), options: .init())
+                        let response = try await transport.send(Self.request(port, index), options: .guarded)
                         #expect(response.statusCode == 200)
                         #expect(response.metrics.httpVersion == "2")
                         #expect(response.body.bytes == Array("/r/\(index)".utf8))
@@ -48,7 +48,7 @@ struct HTTP2Tests {
                 try await group.waitForAll()
             }
             for index in burst..<burst + after {
-                let response = try await transport.send(Self.request(port, index), options: .init())
+                let response = try await transport.send(Self.request(port, index), options: .guarded)
                 #expect(response.body.bytes == Array("/r/\(index)".utf8))
             }
         }

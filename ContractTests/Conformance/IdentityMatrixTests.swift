@@ -100,7 +100,8 @@ struct IdentityMatrixTests {
 
     static func configuration(_ transport: any Transport, _ cache: ResponseCache?) -> APIClient.Configuration
     {
-        var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
+        var configuration = APIClient.Configuration(
+            transport: transport, decoder: .codable, timeout: hangGuard)
         if let cache { configuration.cache = cache }
         return configuration
     }

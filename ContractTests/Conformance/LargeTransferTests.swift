@@ -113,7 +113,7 @@ struct LargeTransferTests {
                     request(server, "/slow"), options: .init(timeout: .milliseconds(300)))
             }
             #expect(
-                try await kind.transport.send(request(server, "/status/200"), options: .init()).statusCode
+                try await kind.transport.send(request(server, "/status/200"), options: .guarded).statusCode
                     == 200)
         }
     }

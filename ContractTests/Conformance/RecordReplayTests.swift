@@ -72,7 +72,8 @@ struct RecordReplayTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let stubs = try ContractLoader.parse(Array(Self.api.utf8), file: "<api>")
         try await kind.withFresh { transport async throws in
-            let client = APIClient(transport: transport, decoder: .codable)
+            let client = APIClient(
+                configuration: .init(transport: transport, decoder: .codable, timeout: hangGuard))
             let live = try await withMockServer(.init(stubs: stubs)) { real async throws in
                 let recorder = try await MockServer.start(
                     .init(recording: RecordingOptions(target: real.baseURL)))
@@ -109,7 +110,7 @@ struct RecordReplayTests {
     static func status(through server: MockServer) async throws -> RawResponse {
         let head = HTTPRequest(
             method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/status")
-        return try await CurlTransport.shared.send(OutgoingRequest(head: head), options: .init())
+        return try await CurlTransport.shared.send(OutgoingRequest(head: head), options: .guarded)
     }
 
     @Test func recordingAnHTTPSAPIBehindAPrivateCA() async throws {

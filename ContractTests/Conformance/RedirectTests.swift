@@ -17,7 +17,7 @@ struct RedirectTests {
     ) async throws -> RawResponse {
         let client = APIClient(
             configuration: .init(
-                transport: kind.transport, validation: .anyStatus, redirects: redirects))
+                transport: kind.transport, validation: .anyStatus, timeout: hangGuard, redirects: redirects))
         let node = Node("mock", baseURL: "http://127.0.0.1:\(server.port)")
         let route = method == .post ? Route.post(path) : Route.get(path)
         return try await client.send(
@@ -27,7 +27,7 @@ struct RedirectTests {
     @Test(arguments: TransportKind.allCases)
     func aTransportReturnsARedirectAsItIs(kind: TransportKind) async throws {
         try await withMockServer { server async throws in
-            let response = try await kind.transport.send(request(server, "/redirect/2"), options: .init())
+            let response = try await kind.transport.send(request(server, "/redirect/2"), options: .guarded)
             #expect(response.statusCode == 302)
             #expect(server.journal.entries.map(\.request.path) == ["/redirect/2"])
         }

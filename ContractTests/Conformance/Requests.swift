@@ -3,6 +3,16 @@ import CourierMockServer
 import HTTPTypes
 import Testing
 
+/// A deadline for calls that must not time out: a hang guard only, never
+/// reached by a working test, however loaded the machine (a 60 s default
+/// can pass on a 2-core machine under ThreadSanitizer and `stress`).
+let hangGuard: Duration = .seconds(600)
+
+extension TransportOptions {
+    /// Options whose only deadline is the ``hangGuard``.
+    static var guarded: TransportOptions { TransportOptions(timeout: hangGuard) }
+}
+
 /// A request to the mock server on loopback.
 func request(
     _ server: MockServer, _ path: String, method: HTTPRequest.Method = .get, headers: HTTPFields = [:],
@@ -82,10 +92,10 @@ func checkACancelledWaiterLeavesTheQueue(
     _ transport: any Transport, load: @escaping () -> (active: Int, waiting: Int)
 ) async throws {
     let send: @Sendable (MockServer) async throws -> RawResponse = {
-        try await transport.send(request($0, "/stall"), options: .init())
+        try await transport.send(request($0, "/stall"), options: .guarded)
     }
     try await withHeldRequest(sending: send) { server, holder async throws in
-        let waiter = Task { try await transport.send(request(server, "/status/200"), options: .init()) }
+        let waiter = Task { try await transport.send(request(server, "/status/200"), options: .guarded) }
         await yieldUntil { load().waiting > 0 }
         #expect(load() == (active: 1, waiting: 1))
         waiter.cancel()
@@ -95,7 +105,7 @@ func checkACancelledWaiterLeavesTheQueue(
         holder.cancel()
         await expectTransportError(.cancelled, "the holder") { try await holder.value }
         // The place is free again.
-        #expect(try await transport.send(request(server, "/status/204"), options: .init()).statusCode == 204)
+        #expect(try await transport.send(request(server, "/status/204"), options: .guarded).statusCode == 204)
         #expect(server.journal.entries.map(\.request.path) == ["/stall", "/status/204"])
     }
 }

@@ -53,7 +53,7 @@ struct StaleConnectionTests {
                 return
             }
             let second = try await transport.send(
-                request(server, "/seq", method: method.method, body: method.body), options: .init())
+                request(server, "/seq", method: method.method, body: method.body), options: .guarded)
             #expect(second.body.bytes == Array("three".utf8))
             // libcurl's own resend is reported: the server saw one request more.
             if kind.isCurl { #expect(second.metrics.resends == 1) }
@@ -75,7 +75,8 @@ struct StaleConnectionTests {
             if kind == .urlSession, !method.withBody {
                 // A documented gap: FoundationNetworking resends a bodyless
                 // request itself, whatever its method, and tells nobody.
-                _ = try await transport.send(request(server, "/seq", method: method.method), options: .init())
+                _ = try await transport.send(
+                    request(server, "/seq", method: method.method), options: .guarded)
                 #expect(try await server.journal.waitFor(3).count == 3)
                 return
             }
@@ -102,7 +103,7 @@ struct StaleConnectionTests {
         let stubs = try ContractLoader.parse(Array(Self.stub.utf8), file: "<test>")
         try await withMockServer(.init(stubs: stubs)) { server async throws in
             try await kind.withFresh { transport async throws in
-                _ = try await transport.send(request(server, "/seq"), options: .init())
+                _ = try await transport.send(request(server, "/seq"), options: .guarded)
                 try await body(server, transport)
             }
         }

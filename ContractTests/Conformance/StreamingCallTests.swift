@@ -46,7 +46,8 @@ struct StreamingCallTests {
         try await withMockServer(.init(stubs: stubs)) { server async throws in
             try await kind.withFresh { transport async throws in
                 let client = APIClient(
-                    configuration: .init(transport: transport, decoder: .codable, clock: clock))
+                    configuration: .init(
+                        transport: transport, decoder: .codable, timeout: hangGuard, clock: clock))
                 let baseURL = "http://127.0.0.1:\(server.port)"
                 try await body(server, client, Node("mock", baseURL: baseURL), baseURL)
             }

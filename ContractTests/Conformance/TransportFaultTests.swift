@@ -118,7 +118,7 @@ struct TransportFaultTests {
                 Self.check(outcome, fault.outcome(for: kind), "\(kind) \(fault.fault)")
                 if fault.fault == #""closeAfterResponse""# {
                     // The next request must not fail on the closed connection.
-                    let next = try await transport.send(request(server, "/status/204"), options: .init())
+                    let next = try await transport.send(request(server, "/status/204"), options: .guarded)
                     #expect(next.statusCode == 204)
                     let connections = server.journal.entries.map(\.connectionIndex)
                     #expect(connections.count == 2 && connections[0] != connections[1])

@@ -31,7 +31,7 @@ struct TransportTests {
                 request(
                     server, "/anything?q=a%20b&x=1", method: .post, headers: headers,
                     body: RequestBody(bytes: Array(#"{"k":1}"#.utf8))),
-                options: .init())
+                options: .guarded)
             #expect(response.statusCode == 200)
             let echo = try json(response)
             #expect(echo["method"] as? String == "POST")
@@ -53,7 +53,7 @@ struct TransportTests {
             let body =
                 method == .post || method == .put || method == .patch ? RequestBody(bytes: [1, 2, 3]) : nil
             let response = try await kind.transport.send(
-                request(server, "/anything", method: method, body: body), options: .init())
+                request(server, "/anything", method: method, body: body), options: .guarded)
             #expect(response.statusCode == 200)
             let entry = try #require(server.journal.entries.first)
             #expect(entry.request.method == method.rawValue)
@@ -104,7 +104,7 @@ struct TransportTests {
             #expect(response.body == .file(destination.url))
             let written = try Data(contentsOf: destination.url)
             let reference = try await kind.transport.send(
-                request(server, "/bytes/3000000"), options: .init())
+                request(server, "/bytes/3000000"), options: .guarded)
             #expect(written.count == 3_000_000)
             #expect(Array(written) == reference.body.bytes)
             #expect(response.metrics.bytesReceived == 3_000_000)
@@ -165,9 +165,9 @@ struct TransportTests {
     @Test(arguments: TransportKind.allCases)
     func gzipAndChunkedBodiesAreDecoded(kind: TransportKind) async throws {
         try await withMockServer { server async throws in
-            let gzip = try await kind.transport.send(request(server, "/gzip"), options: .init())
+            let gzip = try await kind.transport.send(request(server, "/gzip"), options: .guarded)
             #expect(try json(gzip)["path"] as? String == "/gzip")
-            let stream = try await kind.transport.send(request(server, "/stream/5"), options: .init())
+            let stream = try await kind.transport.send(request(server, "/stream/5"), options: .guarded)
             #expect(
                 String(decoding: stream.body.bytes ?? [], as: UTF8.self).split(separator: "\n").count == 5)
         }
@@ -180,7 +180,7 @@ struct TransportTests {
                 var reused: [Bool?] = []
                 for _ in 0..<3 {
                     reused.append(
-                        try await transport.send(request(server, "/status/204"), options: .init()).metrics
+                        try await transport.send(request(server, "/status/204"), options: .guarded).metrics
                             .connectionReused)
                 }
                 // URLSession on Linux does not report reuse; the journal shows it for both.
@@ -199,7 +199,7 @@ struct TransportTests {
             var headers = HTTPFields()
             headers.append(HTTPField(name: .authorization, value: "Bearer a\r\nX-Injected: 1\u{0}"))
             let response = try await kind.transport.send(
-                request(server, "/anything", headers: headers), options: .init())
+                request(server, "/anything", headers: headers), options: .guarded)
             #expect(response.statusCode == 200)
             let entry = try #require(server.journal.entries.first)
             #expect(entry.request.header("X-Injected") == nil)
@@ -221,7 +221,7 @@ struct TransportTests {
                     request(server, "/s1"), options: .init(timeout: .milliseconds(300)))
             }
             let pending = Task {
-                try await kind.transport.send(request(server, "/s2"), options: .init())
+                try await kind.transport.send(request(server, "/s2"), options: .guarded)
             }
             // Under load the first request may time out before it reaches the server.
             _ = try await server.journal.waitFor(1) { $0.request.path == "/s2" }
@@ -229,7 +229,7 @@ struct TransportTests {
             await expectTransportError(.cancelled, "a cancelled transfer") { try await pending.value }
             // The transport is still usable.
             #expect(
-                try await kind.transport.send(request(server, "/status/200"), options: .init())
+                try await kind.transport.send(request(server, "/status/200"), options: .guarded)
                     .statusCode == 200)
         }
     }
@@ -241,7 +241,7 @@ struct TransportTests {
                 for index in 0..<500 {
                     group.addTask {
                         try await kind.transport.send(
-                            request(server, "/status/\(200 + index % 3)"), options: .init()
+                            request(server, "/status/\(200 + index % 3)"), options: .guarded
                         ).statusCode
                     }
                 }
