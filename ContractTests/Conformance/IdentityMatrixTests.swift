@@ -57,7 +57,9 @@ struct IdentityMatrixTests {
         func apply(_ credential: String, to request: inout HTTPRequest) throws {
             request.headerFields[.authorization] = "Bearer \(credential)"
         }
-        func refresh(_ credential: String) async throws -> String { credential }
+        func refresh(_ credential: String, through client: APIClient) async throws -> String {
+            credential
+        }
     }
 
     /// A session in `X-Session`, `old-…` until refreshed to `new-…`: the
@@ -66,7 +68,7 @@ struct IdentityMatrixTests {
         func apply(_ credential: String, to request: inout HTTPRequest) throws {
             request.headerFields[HTTPField.Name("X-Session") ?? .authorization] = credential
         }
-        func refresh(_ credential: String) async throws -> String {
+        func refresh(_ credential: String, through client: APIClient) async throws -> String {
             credential.replacingOccurrences(of: "old-", with: "new-")
         }
     }
@@ -85,7 +87,8 @@ struct IdentityMatrixTests {
         /// This caller with a session of its own, refreshed on a 401.
         func refreshing(_ principal: String) -> Caller {
             var endpoint = endpoint
-            endpoint.spec.callInterceptors.append(Authenticator(Sessions(), credential: "old-\(principal)"))
+            endpoint.spec.callInterceptors.append(
+                Authenticator(Sessions(), for: [endpoint.spec.node], credential: "old-\(principal)"))
             return Caller(client: client, endpoint: endpoint, plugins: plugins, field: field, value: value)
         }
 
@@ -125,7 +128,9 @@ struct IdentityMatrixTests {
         case .callPlugin:
             plugins = [AccessTokenPlugin { _, _ in token }]
         case .authenticator:
-            endpoint.spec.callInterceptors = [Authenticator(FixedTokens(), credential: token)]
+            endpoint.spec.callInterceptors = [
+                Authenticator(FixedTokens(), for: [endpoint.spec.node], credential: token)
+            ]
         case .clientPlugin:
             var configuration = configuration(transport, cache)
             configuration.plugins = [AccessTokenPlugin { _, _ in token }]

@@ -2,7 +2,6 @@ import CourierCodable
 import CourierCore
 import CourierTesting
 import HTTPTypes
-import Synchronization
 import Testing
 
 /// `flow.json`: single-flight token refresh and concurrency policies, seen
@@ -10,27 +9,17 @@ import Testing
 struct FlowContracts {
     struct Token: Decodable, Sendable { let token: String }
 
-    /// Refreshes by calling `path` through the client the authenticator
-    /// belongs to (set once the client exists).
-    final class TokenProvider: CredentialProvider {
+    /// Refreshes by calling `path` through the client the authenticator serves.
+    struct TokenProvider: CredentialProvider {
         let path: String
         let node: Node
-        private let client = Mutex<APIClient?>(nil)
-
-        init(path: String, node: Node) {
-            self.path = path
-            self.node = node
-        }
-
-        func use(_ client: APIClient) { self.client.withLock { $0 = client } }
 
         func apply(_ token: String, to request: inout HTTPRequest) throws {
             request.headerFields[.authorization] = "Bearer \(token)"
         }
 
-        func refresh(_ token: String) async throws -> String {
-            guard let client = client.withLock({ $0 }) else { throw ContractHarnessError("no client") }
-            return try await client.send(Endpoint<Token>(.post(RoutePath(escaped: path)), on: node)).token
+        func refresh(_ token: String, through client: APIClient) async throws -> String {
+            try await client.send(Endpoint<Token>(.post(RoutePath(escaped: path)), on: node)).token
         }
     }
 
@@ -38,16 +27,16 @@ struct FlowContracts {
     static func authenticatedClient(_ kind: ContractTransport, _ server: ContractServer, refreshPath: String)
         -> APIClient
     {
-        let provider = TokenProvider(path: refreshPath, node: server.node())
+        let node = server.node()
         // Deadlines only a hang reaches: 50 calls and a refresh under
         // ThreadSanitizer on a loaded 2-core machine took over the 60 s defaults.
-        let auth = Authenticator(provider, credential: "old", refreshTimeout: contractSafetyNet)
-        let client = APIClient(
+        let auth = Authenticator(
+            TokenProvider(path: refreshPath, node: node), for: [node], credential: "old",
+            refreshTimeout: contractSafetyNet)
+        return APIClient(
             configuration: .init(
                 transport: kind.transport, decoder: .codable, callInterceptors: [auth],
                 timeout: contractSafetyNet, clock: TestClock()))
-        provider.use(client)
-        return client
     }
 
     /// Runs `count` calls of `endpoint` at once; each gives its user or its error.
@@ -116,6 +105,40 @@ struct FlowContracts {
                 journal.expectCount("auth-me-new", .exactly(0))
                 journal.expectCount("auth-me-old", .atLeast(1))
                 journal.expectCount("auth-me-old", .atMost(50))
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func theCredentialStaysWithItsOrigin(kind: ContractTransport) async throws {
+        try await contract("flow: an authenticator signs nothing sent to an origin outside its scope", kind) {
+            try await ContractServer.with("flow.json") { server in
+                let node = server.node()
+                let elsewhere = try #require(server.nodeAtAnotherOrigin(), "the server has a second name")
+                let auth = Authenticator(
+                    TokenProvider(path: "token", node: node), for: [node], credential: "new",
+                    refreshTimeout: contractSafetyNet)
+                let client = APIClient(
+                    configuration: .init(
+                        transport: kind.transport, decoder: .codable, callInterceptors: [auth],
+                        timeout: contractSafetyNet, clock: TestClock()))
+                _ = try await client.send(Endpoint<User>(.get("me"), on: node))
+                do throws(CourierError) {
+                    _ = try await client.send(Endpoint<User>(.get("me"), on: elsewhere))
+                    check(false, "the unsigned call to the other origin was refused")
+                } catch {
+                    check(error.response?.statusCode == 401, "refused as unsigned: \(error)")
+                }
+                let journal = try await server.exchanges()
+                journal.expectCount("auth-me-new", .exactly(1))
+                journal.expectCount("auth-me-old", .exactly(1))
+                // Its 401 is not the authenticator's business: no refresh.
+                journal.expectCount("auth-token", .exactly(0))
+                let unsigned = journal.attempts("auth-me-old").first
+                check(unsigned?.header("Authorization") == nil, "no credential to the other origin")
+                check(
+                    journal.attempts("auth-me-new").first?.header("Host") != unsigned?.header("Host"),
+                    "the two calls went to two origins")
             }
         }
     }

@@ -1,6 +1,7 @@
 import CourierCodable
 import CourierCore
 import CourierTesting
+import Foundation
 
 /// The model most contracts decode.
 struct User: Decodable, Sendable, Equatable {
@@ -31,5 +32,18 @@ extension ContractServer {
     /// The test's API as a node, with the standard envelope unless told otherwise.
     func node(envelope: EnvelopeFormat? = .standard) -> Node {
         Node("contract", baseURL: baseURL, envelope: envelope)
+    }
+
+    /// The same API under another origin — the loopback address by the other
+    /// of its two names (`127.0.0.1`, `localhost`) — to the browser's rules a
+    /// different server; `nil` when the server is known by another name.
+    func nodeAtAnotherOrigin() -> Node? {
+        for (name, other) in [("//127.0.0.1:", "//localhost:"), ("//localhost:", "//127.0.0.1:")]
+        where baseURL.contains(name) {
+            return Node(
+                "contract-elsewhere", baseURL: baseURL.replacingOccurrences(of: name, with: other),
+                envelope: .standard)
+        }
+        return nil
     }
 }

@@ -20,7 +20,7 @@ let token = BearerToken()
 /// attempts, every attempt logged by CourierPlugins' LoggingPlugin at `level`.
 func shopClient(logging level: Logger.Level = .info) -> APIClient {
     APIClient(
-        transport: CurlTransport.shared, decoder: .codable, interceptors: [token],
+        transport: CurlTransport.shared, decoder: .codable, callInterceptors: [token],
         plugins: [LoggingPlugin(logger: demoLogger(level))],
         retryPolicy: RetryPolicy(maxAttempts: 3, backoff: .exponential(initial: .milliseconds(200))),
         clock: AnnouncingClock())
@@ -83,11 +83,10 @@ _ = await step(6, "Someone else's order: a business error", api.order(id: 42)) {
 print("\n7. The session expires: five calls at once, one token refresh — \(api.cart.spec.route)")
 if let session {
     let refresher = SessionRefresher(api: api)
-    let authenticator = Authenticator(refresher, credential: session.token)
+    let authenticator = Authenticator(refresher, for: [api.node], credential: session.token)
     let authenticated = APIClient(
-        transport: CurlTransport.shared, decoder: .codable, interceptors: [authenticator],
+        transport: CurlTransport.shared, decoder: .codable, callInterceptors: [authenticator],
         plugins: [LoggingPlugin(logger: demoLogger())])
-    refresher.use(authenticated)
     let carts = await withTaskGroup(of: Result<Cart, CourierError>.self) { group in
         for _ in 0..<5 {
             group.addTask {

@@ -19,7 +19,7 @@ struct StaticToken: CredentialProvider {
     func apply(_ token: String, to request: inout HTTPRequest) throws {
         request.headerFields[.authorization] = "Bearer \(token)"
     }
-    func refresh(_ token: String) async throws -> String { token }
+    func refresh(_ token: String, through client: APIClient) async throws -> String { token }
 }
 
 let node = Node("bench", baseURL: "https://api.example.com/v1")
@@ -39,7 +39,7 @@ func client(_ workload: Workload) -> APIClient {
     let group = workload == .group || workload == .both ? ConcurrencyGroup("bench") : nil
     var interceptors: [any Interceptor] =
         workload == .authenticator || workload == .both
-        ? [Authenticator(StaticToken(), credential: "t0k3n")] : []
+        ? [Authenticator(StaticToken(), for: [node], credential: "t0k3n")] : []
     if workload == .signing {
         let token = "t0k3n"
         interceptors = [

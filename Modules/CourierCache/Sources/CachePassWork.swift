@@ -161,7 +161,7 @@ final class CachePassWork: CachePass {
     private func key(for request: OutgoingRequest, _ identity: PassIdentity) -> (
         key: CacheKey, credentialed: Bool
     )? {
-        let credential = credentialDigest(request.head, identity)
+        let credential = credentialDigest(request, identity)
         if credential.credentialed {
             guard policy.storesCredentialedResponses, let digest = credential.digest,
                 let key = CacheKeyBuilder.key(
@@ -175,11 +175,17 @@ final class CachePassWork: CachePass {
 
     /// Whether the request is someone's, and the digest of the credential
     /// that says whose (`nil` when the cache cannot see it).
-    private func credentialDigest(_ head: HTTPRequest, _ identity: PassIdentity) -> (
+    private func credentialDigest(_ request: OutgoingRequest, _ identity: PassIdentity) -> (
         credentialed: Bool, digest: String?
     ) {
+        let head = request.head
         var lines: [String] = []
+        // The principal an authenticator signed the credential fields for
+        // stands for them: a refreshed token keeps its user's entries.
+        let credentials = CredentialFields.identity(of: request)
+        if credentials.signed { lines.append(credentials.lines) }
         for field in head.headerFields where isSensitive(field.name) {
+            if credentials.signed, CredentialFields.names.contains(field.name) { continue }
             lines.append("\(field.name.canonicalName): \(field.value)")
         }
         // The jar's cookies join the request in the transport, after the
@@ -227,12 +233,13 @@ final class CachePassWork: CachePass {
     /// After a successful unsafe request, the stored response to a GET of
     /// the same URL is out of date (RFC 9111 §4.4).
     private func invalidateReads(of sent: OutgoingRequest) {
-        var read = sent.head
-        read.method = .get
+        var read = sent
+        read.head.method = .get
+        read.body = nil
         let credential = credentialDigest(read, state.withLock { $0.identity })
         guard !credential.credentialed || credential.digest != nil,
             let key = CacheKeyBuilder.key(
-                for: OutgoingRequest(head: read), parameters: nil, rule: policy.key,
+                for: read, parameters: nil, rule: policy.key,
                 credential: credential.digest)
         else { return }
         cache.forget(key)

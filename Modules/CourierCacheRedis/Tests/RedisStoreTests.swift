@@ -190,7 +190,7 @@ struct RedisStoreTests {
         func apply(_ credential: String, to request: inout HTTPRequest) throws {
             request.headerFields[.authorization] = "Bearer \(credential)"
         }
-        func refresh(_ credential: String) async throws -> String { credential }
+        func refresh(_ credential: String, through client: APIClient) async throws -> String { credential }
     }
 
     /// A client and the endpoint (and per-call plugins) it calls.
@@ -256,7 +256,8 @@ struct RedisStoreTests {
                         Caller(
                             client(
                                 of: upstream, cache: cache, clock: clock,
-                                interceptors: [Authenticator(FixedToken(), credential: token)]), me)
+                                interceptors: [Authenticator(FixedToken(), for: [.fleet], credential: token)]),
+                            me)
                     case .perAttempt:
                         Caller(
                             client(

@@ -37,7 +37,7 @@ struct NodeComponentsTests {
         endpoint = endpoint.adding(plugins: [Named(name: "endpoint", log: log)])
         let transport = RecordingTransport(StubTransport.immediate(.json(#"{"id": 1, "name": "Ada"}"#)))
         let client = APIClient(
-            transport: transport, decoder: .codable, interceptors: [Named(name: "client", log: log)],
+            transport: transport, decoder: .codable, callInterceptors: [Named(name: "client", log: log)],
             attemptInterceptors: [Named(name: "client", log: log)], plugins: [Named(name: "client", log: log)]
         )
         _ = try await client.send(endpoint, plugins: [Named(name: "call", log: log)])

@@ -54,12 +54,13 @@ public final class APIClient: Sendable {
         self.state = Locked(State(environment: environment))
     }
 
-    /// Creates a client; only the transport is required.
+    /// Creates a client; only the transport is required. The labels are
+    /// those of ``Configuration``'s, which has every other setting.
     public convenience init(
         transport: any Transport,
         decoder: (any ResponseDecoder)? = nil,
         environment: ServerEnvironment = .production,
-        interceptors: [any Interceptor] = [],
+        callInterceptors: [any Interceptor] = [],
         attemptInterceptors: [any Interceptor] = [],
         parameterInterceptors: [ParameterInterceptor] = [],
         plugins: [any Plugin] = [],
@@ -68,10 +69,34 @@ public final class APIClient: Sendable {
     ) {
         self.init(
             configuration: Configuration(
-                transport: transport, decoder: decoder, callInterceptors: interceptors,
+                transport: transport, decoder: decoder, callInterceptors: callInterceptors,
                 attemptInterceptors: attemptInterceptors, parameterInterceptors: parameterInterceptors,
                 plugins: plugins, retryPolicy: retryPolicy, clock: clock),
             environment: environment)
+    }
+
+    /// The per-call interceptors were once `interceptors:` here and
+    /// `callInterceptors` in ``Configuration``; one name now.
+    @available(
+        *, deprecated,
+        renamed:
+            "init(transport:decoder:environment:callInterceptors:attemptInterceptors:parameterInterceptors:plugins:retryPolicy:clock:)"
+    )
+    public convenience init(
+        transport: any Transport,
+        decoder: (any ResponseDecoder)? = nil,
+        environment: ServerEnvironment = .production,
+        interceptors: [any Interceptor],
+        attemptInterceptors: [any Interceptor] = [],
+        parameterInterceptors: [ParameterInterceptor] = [],
+        plugins: [any Plugin] = [],
+        retryPolicy: RetryPolicy = .never,
+        clock: any CourierClock = SystemClock()
+    ) {
+        self.init(
+            transport: transport, decoder: decoder, environment: environment, callInterceptors: interceptors,
+            attemptInterceptors: attemptInterceptors, parameterInterceptors: parameterInterceptors,
+            plugins: plugins, retryPolicy: retryPolicy, clock: clock)
     }
 
     /// Which base URL every node uses; switch it at any time, calls that have

@@ -1,7 +1,8 @@
 import HTTPTypes
 
-/// Signs every call with a credential and refreshes it — once, however many
-/// calls need it — then replays the calls that failed for want of it.
+/// Signs every call to the origins it serves with a credential and
+/// refreshes it — once, however many calls need it — then replays the calls
+/// that failed for want of it.
 ///
 /// A per-call interceptor (register it in
 /// ``APIClient/Configuration/callInterceptors``), so the refresh and the
@@ -25,25 +26,39 @@ import HTTPTypes
 ///   hammering the server (Alamofire's `excessiveRefresh`);
 /// - a refresh that takes longer than `refreshTimeout` counts as failed.
 ///
-/// Calls made by the refresh itself (the provider calls the refresh
-/// endpoint through the same client) pass untouched, so the refresh never
-/// waits for itself; an endpoint opts out with
+/// Where the credential goes: only to the origins of its
+/// ``AuthenticationScope`` (the nodes it was made for). A call to any other
+/// origin passes unsigned, whichever client or endpoint it is registered on.
+///
+/// The refresh is a call of the client it serves: the provider's
+/// ``CredentialProvider/refresh(_:through:)`` gets that client, with its
+/// transport, plugins and retry policy — no second client. Calls made by the
+/// refresh pass untouched (``CallContext/isCredentialRefresh``), so the
+/// refresh never waits for itself; an endpoint opts out with
 /// ``Endpoint/withoutAuthentication()``. Cancelling a waiting call ends that
 /// call alone: the refresh and the other calls go on.
 ///
+/// An authenticator may start without a credential — the client exists
+/// before the user signs in: its calls fail with
+/// ``CourierError/Code/authentication`` ("no credential") until
+/// ``replaceCredential(with:)`` gives it one; ``removeCredential()`` signs out.
+///
 /// ```swift
-/// let auth = Authenticator(SessionProvider(store: keychain), credential: storedSession)
+/// let auth = Authenticator(SessionProvider(), for: [api])
 /// let client = APIClient(configuration: .init(transport: CurlTransport.shared,
 ///                                             callInterceptors: [auth]))
+/// auth.replaceCredential(with: try await client.send(.signIn(user, password)))
 /// ```
 public final class Authenticator<Provider: CredentialProvider>: Interceptor, AuthenticatingInterceptor {
     /// The credential, the refresh and its waiters.
     public typealias Credential = Provider.Credential
-    typealias Signed = AuthenticatorState<Credential>.Signed
-    typealias Waiter = AuthenticatorState<Credential>.Waiter
+    /// The rules keep an optional credential: `nil` until the first is given.
+    typealias Rules = AuthenticatorState<Credential?>
+    typealias Signed = Rules.Signed
+    typealias Waiter = Rules.Waiter
 
     private struct Inner: ~Copyable {
-        var rules: AuthenticatorState<Credential>
+        var rules: Rules
         /// The waits of calls waiting for a refresh, by the rules' waiter numbers.
         var waits = PendingWaits<Result<Signed, CourierError>>()
         /// The error of the last refresh, when it failed.
@@ -51,6 +66,8 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     }
 
     private let provider: Provider
+    /// The origins the credential may go to.
+    public let scope: AuthenticationScope
     private let clock: any CourierClock
     private let refreshTimeout: Duration
     private let inner: Locked<Inner>
@@ -58,17 +75,23 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     /// Creates an authenticator.
     /// - Parameters:
     ///   - provider: Applies, refreshes and judges credentials.
+    ///   - scope: The origins the credential goes to: the nodes it was made
+    ///     for (`[api]`), or ``AuthenticationScope/origins(_:)``.
     ///   - credential: The credential to start with (e.g. the stored one; an
-    ///     expired one is refreshed before the first call).
+    ///     expired one is refreshed before the first call), or `nil` until
+    ///     ``replaceCredential(with:)`` gives one.
     ///   - maxRefreshes: The loop guard: at most this many refreshes…
     ///   - window: …within this time; then calls fail instead. 5 in 30 s.
     ///   - refreshTimeout: A refresh that has not ended by then fails: 60 s.
     ///   - clock: For expiry, the loop guard's window and the refresh timeout.
     public init(
-        _ provider: Provider, credential: Credential, maxRefreshes: Int = 5, window: Duration = .seconds(30),
-        refreshTimeout: Duration = .seconds(60), clock: any CourierClock = SystemClock()
+        _ provider: Provider, for scope: AuthenticationScope, credential: Credential? = nil,
+        maxRefreshes: Int = 5,
+        window: Duration = .seconds(30), refreshTimeout: Duration = .seconds(60),
+        clock: any CourierClock = SystemClock()
     ) {
         self.provider = provider
+        self.scope = scope
         self.clock = clock
         self.refreshTimeout = refreshTimeout
         self.inner = Locked(
@@ -80,13 +103,19 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     /// It does: responses to its calls are someone's own.
     package var authenticatesRequests: Bool { true }
 
-    /// The credential fields the current credential puts on a request
-    /// (``CredentialIdentity/fields(_:)``); ``CredentialIdentity/none`` for
-    /// an endpoint that does not authenticate; ``CredentialIdentity/undeclared``
-    /// when the provider signs something other than the credential fields
-    /// (the URL, a field of its own), which the pipeline cannot tell apart.
+    /// The provider's principal for the current credential
+    /// (``CredentialProvider/principal(of:)``), or else the credential fields
+    /// it puts on a request (``CredentialIdentity/fields(_:)``);
+    /// ``CredentialIdentity/none`` for an endpoint that does not
+    /// authenticate, a node outside the scope, or no credential yet;
+    /// ``CredentialIdentity/undeclared`` when the provider signs something
+    /// other than the credential fields (the URL, a field of its own), which
+    /// the pipeline cannot tell apart.
     public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity {
-        guard context.authenticates else { return .none }
+        guard context.authenticates, scope.contains(context), let credential,
+            !AuthenticationRefresh.inProgress.contains(ObjectIdentifier(self))
+        else { return .none }
+        if let principal = provider.principal(of: credential) { return .principal(principal) }
         var probe = HTTPRequest(method: .get, scheme: "https", authority: "identity.invalid", path: "/")
         do {
             try provider.apply(credential, to: &probe)
@@ -98,8 +127,8 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         return identity == .none || !onlyCredentialFields || probe.path != "/" ? .undeclared : identity
     }
 
-    /// The credential in use now (the last refreshed one).
-    public var credential: Credential { inner.withLock { $0.rules.current.credential } }
+    /// The credential in use now (the last refreshed one); `nil` before the first.
+    public var credential: Credential? { inner.withLock { $0.rules.current.credential } }
 
     /// How many calls are waiting for a refresh now.
     public var waitingCalls: Int { inner.withLock { $0.rules.waiters.count } }
@@ -109,7 +138,8 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     public func intercept(_ request: OutgoingRequest, context: CallContext, next: InterceptorNext)
         async throws -> RawResponse
     {
-        guard context.authenticates else { return try await next(request) }
+        // Never to an origin the credential was not given for.
+        guard context.authenticates, scope.contains(request.head) else { return try await next(request) }
         // The fast path — a valid credential, no refresh in flight — takes
         // the lock once and suspends nowhere.
         let usable = inner.withLock { $0.rules.usable }
@@ -119,15 +149,18 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
             return try await next(request)
         }
         let signed: Signed
-        if let usable, !provider.isExpired(usable.credential, now: clock.date) {
+        if let usable, let credential = usable.credential, !provider.isExpired(credential, now: clock.date) {
             signed = usable
+        } else if let usable, usable.credential == nil {
+            throw Self.noCredential(request)
         } else {
-            signed = try await credentialToSend(context.cancellation)
+            signed = try await credentialToSend(context.cancellation, client: context.client)
         }
         do {
             return try await next(try sign(request, with: signed))
         } catch let failure as CourierError where provider.isAuthenticationFailure(failure) {
-            let fresh = try await credentialAfterFailure(of: signed, failure, context.cancellation)
+            let fresh = try await credentialAfterFailure(
+                of: signed, failure, context.cancellation, client: context.client)
             return try await next(try sign(request, with: fresh))
         }
     }
@@ -135,22 +168,24 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     // MARK: - Getting a credential
 
     /// The credential to send with when the fast path found none: expired, or a refresh in flight.
-    private func credentialToSend(_ call: CallCancellation?) async throws(CourierError) -> Signed {
+    private func credentialToSend(_ call: CallCancellation?, client: APIClient?) async throws(CourierError)
+        -> Signed
+    {
         let now = clock.date
         let current = inner.withLock { $0.rules.current }
-        let expired = provider.isExpired(current.credential, now: now)
+        let expired = current.credential.map { provider.isExpired($0, now: now) } ?? false
         let time = clock.now
         let step = inner.withLock { inner in
             let step = inner.rules.prepare(checked: current.generation, expired: expired, now: time)
             Self.open(step, &inner)
             return step
         }
-        return try await follow(step, failure: nil, call)
+        return try await follow(step, failure: nil, call, client: client)
     }
 
     /// The credential to replay with after `signed` was refused.
     private func credentialAfterFailure(
-        of signed: Signed, _ failure: CourierError, _ call: CallCancellation?
+        of signed: Signed, _ failure: CourierError, _ call: CallCancellation?, client: APIClient?
     )
         async throws(CourierError) -> Signed
     {
@@ -160,11 +195,11 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
             Self.open(step, &inner)
             return step
         }
-        return try await follow(step, failure: failure, call)
+        return try await follow(step, failure: failure, call, client: client)
     }
 
     /// Makes a slot for a step that waits (under the lock, before anyone can end it).
-    private static func open(_ step: AuthenticatorState<Credential>.Step, _ inner: inout Inner) {
+    private static func open(_ step: Rules.Step, _ inner: inout Inner) {
         switch step {
         case .wait(let waiter), .refresh(_, let waiter): inner.waits.open(waiter)
         case .use, .refuse, .refreshFailed: break
@@ -172,7 +207,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     }
 
     private func follow(
-        _ step: AuthenticatorState<Credential>.Step, failure: CourierError?, _ call: CallCancellation?
+        _ step: Rules.Step, failure: CourierError?, _ call: CallCancellation?, client: APIClient?
     )
         async throws(CourierError) -> Signed
     {
@@ -194,7 +229,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
             error.request = failure?.request
             throw error
         case .refresh(let signed, let waiter):
-            startRefresh(from: signed)
+            startRefresh(from: signed, through: client)
             return try await wait(waiter, failure: failure, call).get()
         case .wait(let waiter):
             return try await wait(waiter, failure: failure, call).get()
@@ -203,26 +238,33 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
 
     // MARK: - Refreshing
 
-    /// Runs the provider's refresh in a task of its own: no caller's
-    /// cancellation reaches it, and calls it makes pass the authenticator.
-    private func startRefresh(from signed: Signed) {
+    /// Runs the provider's refresh through `client` in a task of its own:
+    /// no caller's cancellation reaches it, and calls it makes pass the authenticator.
+    private func startRefresh(from signed: Signed, through client: APIClient?) {
         let identity = ObjectIdentifier(self)
         let marked = AuthenticationRefresh.inProgress.union([identity])
         Task { [self] in
-            let result = await AuthenticationRefresh.$inProgress.withValue(marked) {
-                await refreshWithTimeout(signed.credential)
+            let result: Result<Credential, any Error>
+            if let credential = signed.credential, let client {
+                result = await AuthenticationRefresh.$inProgress.withValue(marked) {
+                    await refreshWithTimeout(credential, through: client)
+                }
+            } else {
+                result = .failure(NoRefreshPossible(credential: signed.credential != nil))
             }
             finishRefresh(result, round: signed.round)
         }
     }
 
-    private func refreshWithTimeout(_ credential: Credential) async -> Result<Credential, any Error> {
+    private func refreshWithTimeout(_ credential: Credential, through client: APIClient) async -> Result<
+        Credential, any Error
+    > {
         let provider = self.provider
         let clock = self.clock
         let timeout = refreshTimeout
         return await withTaskGroup(of: Result<Credential, any Error>?.self) { group in
             group.addTask {
-                do { return .success(try await provider.refresh(credential)) } catch {
+                do { return .success(try await provider.refresh(credential, through: client)) } catch {
                     return .failure(error)
                 }
             }
@@ -259,7 +301,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         }
     }
 
-    /// Replaces the credential, e.g. after the user logged in again: calls
+    /// Replaces the credential, e.g. after the user signed in (again): calls
     /// waiting for a refresh go on with it, and later calls use it.
     public func replaceCredential(with credential: Credential) {
         let end = inner.withLock { $0.rules.replace(with: credential) }
@@ -267,9 +309,18 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         wake(end, .success(signed))
     }
 
+    /// Forgets the credential, e.g. when the user signs out: calls fail with
+    /// ``CourierError/Code/authentication`` until ``replaceCredential(with:)``,
+    /// and calls waiting for a refresh end that way too.
+    public func removeCredential() {
+        let end = inner.withLock { $0.rules.replace(with: nil) }
+        guard let signed = end.signed else { return }
+        wake(end, .success(signed))
+    }
+
     /// Ends the waits of a refresh's waiters with `outcome`, in the order they came.
     private func wake(
-        _ end: AuthenticatorState<Credential>.RefreshEnd, _ outcome: Result<Signed, CourierError>
+        _ end: Rules.RefreshEnd, _ outcome: Result<Signed, CourierError>
     ) {
         let woken = inner.withLock { inner in end.waiters.compactMap { inner.waits.end($0, with: outcome) } }
         for continuation in woken { continuation.resume(returning: outcome) }
@@ -316,28 +367,31 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
 
     private func sign(_ request: OutgoingRequest, with signed: Signed) throws(CourierError) -> OutgoingRequest
     {
+        guard let credential = signed.credential else { throw Self.noCredential(request) }
         var request = request
         do {
-            try provider.apply(signed.credential, to: &request.head)
+            try provider.apply(credential, to: &request.head)
         } catch {
             throw CourierError(
                 .authentication, stage: .authentication, message: "applying the credential failed: \(error)",
                 request: request.head, underlying: error)
         }
+        // The principal stands for the credential in cache and coalescing
+        // keys, as long as the request carries exactly these fields.
+        if let principal = provider.principal(of: credential) {
+            request.signedPrincipal = SignedPrincipal(
+                fields: CredentialFields.lines(request.head.headerFields),
+                name: "\(String(reflecting: Provider.self))\n\(principal)")
+        }
         return request
     }
-}
 
-/// Which authenticators are refreshing in the current task: calls the
-/// refresh makes pass them untouched.
-enum AuthenticationRefresh {
-    @TaskLocal static var inProgress: Set<ObjectIdentifier> = []
-}
-
-/// A refresh that did not end within the authenticator's `refreshTimeout`.
-public struct RefreshTimedOut: Error, Sendable, CustomStringConvertible {
-    /// The timeout.
-    public let timeout: Duration
-    /// "the refresh did not end within …".
-    public var description: String { "the refresh did not end within \(timeout)" }
+    private static func noCredential(_ request: OutgoingRequest) -> CourierError {
+        CourierError(
+            .authentication, stage: .authentication,
+            message:
+                "no credential: the Authenticator has none yet (or it was removed); give it one with "
+                + "replaceCredential(with:) once the user has signed in",
+            request: request.head)
+    }
 }

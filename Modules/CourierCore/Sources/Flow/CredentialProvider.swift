@@ -7,29 +7,32 @@ import HTTPTypes
 #endif
 
 /// What an ``Authenticator`` needs to know about your credentials: how to
-/// put one on a request, how to get a new one, when one is expired, and
-/// which failures mean "not authenticated".
+/// put one on a request, how to get a new one, when one is expired, which
+/// failures mean "not authenticated", and whose a credential is.
 ///
 /// Often an actor that also stores the credential for the next launch;
-/// `apply`, `isExpired` and `isAuthenticationFailure` are plain functions of
-/// their arguments (an actor implements them `nonisolated`), so that a call
-/// with a valid credential never waits for anything. Only `refresh` is
-/// asynchronous, and ``Authenticator`` runs it once for any number of calls.
+/// `apply`, `isExpired`, `isAuthenticationFailure` and `principal` are plain
+/// functions of their arguments (an actor implements them `nonisolated`),
+/// so that a call with a valid credential never waits for anything. Only
+/// `refresh` is asynchronous, and ``Authenticator`` runs it once for any
+/// number of calls.
 ///
 /// ```swift
-/// struct Session: Sendable { var access: String; var refresh: String; var expires: Date }
+/// struct Session: Sendable { var userID: String; var access: String; var refresh: String; var expires: Date }
 ///
-/// actor SessionProvider: CredentialProvider {
-///     let client: APIClient   // the refresh endpoint goes through the same client
-///     nonisolated func apply(_ session: Session, to request: inout HTTPRequest) throws {
+/// struct SessionProvider: CredentialProvider {
+///     func apply(_ session: Session, to request: inout HTTPRequest) {
 ///         request.headerFields[.authorization] = "Bearer \(session.access)"
 ///     }
-///     func refresh(_ session: Session) async throws -> Session {
+///     // The refresh is a call of the client the authenticator serves.
+///     func refresh(_ session: Session, through client: APIClient) async throws -> Session {
 ///         try await client.send(.refresh(token: session.refresh))
 ///     }
-///     nonisolated func isExpired(_ session: Session, now: Date) -> Bool {
+///     func isExpired(_ session: Session, now: Date) -> Bool {
 ///         session.expires.timeIntervalSince(now) < 60   // refresh a minute early
 ///     }
+///     // A refreshed token is the same user: the cache keeps the user's entries.
+///     func principal(of session: Session) -> String? { session.userID }
 /// }
 /// ```
 public protocol CredentialProvider: Sendable {
@@ -41,11 +44,15 @@ public protocol CredentialProvider: Sendable {
     func apply(_ credential: Credential, to request: inout HTTPRequest) throws
 
     /// Gets a new credential to replace `credential`, typically by calling a
-    /// refresh endpoint (which may go through the same client: calls made
-    /// while refreshing pass the ``Authenticator`` untouched).
+    /// refresh endpoint through `client`: the client whose call needed the
+    /// refresh, with its transport, plugins and retry policy. Calls made
+    /// while refreshing pass the ``Authenticator`` untouched (they are not
+    /// signed with the credential being replaced, and never wait for the
+    /// refresh they are part of); their ``CallContext/isCredentialRefresh``
+    /// is `true`, for logs.
     /// - Throws: A terminal failure: every call waiting for the refresh fails
     ///   with ``CourierError/Code/authentication``, this error underneath.
-    func refresh(_ credential: Credential) async throws -> Credential
+    func refresh(_ credential: Credential, through client: APIClient) async throws -> Credential
 
     /// Whether `credential` must be refreshed before it is used at `now`;
     /// return `true` a little early (a minute before the expiry) so that a
@@ -57,6 +64,19 @@ public protocol CredentialProvider: Sendable {
     /// (`{"code": 4010, …}`) says so here:
     /// `error.code == .envelope && error.businessFailure?.code == 4010`.
     func isAuthenticationFailure(_ error: CourierError) -> Bool
+
+    /// Whose `credential` is, in a name that stays the same when the
+    /// credential is refreshed — an account or user id — or `nil` (the
+    /// default) to be known by the credential itself.
+    ///
+    /// A response cache and coalescing tell users apart by the credential a
+    /// request carries: without a principal, every refresh starts a user's
+    /// cache entries anew. With one, the entries of a user survive the
+    /// refresh, and a request is keyed by the principal as long as it
+    /// carries exactly the credential the authenticator signed it with.
+    /// Two users must never have the same principal: they would share
+    /// responses.
+    func principal(of credential: Credential) -> String?
 }
 
 extension CredentialProvider {
@@ -67,4 +87,8 @@ extension CredentialProvider {
     public func isAuthenticationFailure(_ error: CourierError) -> Bool {
         error.code == .status && error.response?.statusCode == 401
     }
+
+    /// `nil`: a credential is known by itself, so a refreshed one is a new
+    /// identity to the cache.
+    public func principal(of credential: Credential) -> String? { nil }
 }

@@ -11,7 +11,9 @@ import HTTPTypes
 /// - **body**: the SHA-256 of its bytes (`nil` without a body);
 /// - **credential**: the SHA-256 of the `Authorization`, `Proxy-Authorization`
 ///   and `Cookie` fields — so calls of two users never share a response,
-///   and the key holds no secret;
+///   and the key holds no secret — or of the principal an ``Authenticator``
+///   signed them for (``CredentialProvider/principal(of:)``), while they are
+///   the fields it signed;
 /// - **negotiation**: `Accept` and `Accept-Language`, which choose the
 ///   representation.
 ///
@@ -36,7 +38,7 @@ public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
         self.method = head.method
         self.url = Self.normalisedURL(head)
         self.bodyDigest = bodyDigest
-        let credentials = CredentialFields.lines(head.headerFields)
+        let credentials = CredentialFields.identity(of: request).lines
         self.credential = credentials.isEmpty ? nil : SHA256.hex(Array(credentials.utf8))
         self.negotiation = [HTTPField.Name.accept, .acceptLanguage].map { name in
             head.headerFields[values: name].joined(separator: ", ")

@@ -24,6 +24,13 @@ public struct CallContext: Sendable {
     /// Which pass through the pipeline this is: 0 for the call's first, then
     /// 1, 2, … for each time a response handler ran the call again.
     public internal(set) var replay: Int
+    /// Whether the call is part of an ``Authenticator``'s refresh (made by a
+    /// ``CredentialProvider``'s `refresh`): it passes that authenticator
+    /// unsigned. For logs, and for interceptors that sign requests of their own.
+    public let isCredentialRefresh: Bool
+    /// The client running the call; `nil` in a context made by hand. An
+    /// ``Authenticator`` refreshes through it.
+    package let client: APIClient?
 
     /// The name given at creation, when one was.
     private let givenName: String?
@@ -51,12 +58,15 @@ public struct CallContext: Sendable {
         self.replay = replay
         self.authenticates = authenticates
         self.cancellation = cancellation
+        self.isCredentialRefresh = false
+        self.client = nil
     }
 
     /// The pipeline's context: the name is the route's, made only when read.
     init(
         callID: UInt64, route: Route, node: Node, environment: ServerEnvironment, replay: Int,
-        authenticates: Bool, cancellation: CallCancellation?, attachments: EndpointAttachments
+        authenticates: Bool, cancellation: CallCancellation?, attachments: EndpointAttachments,
+        client: APIClient, isCredentialRefresh: Bool
     ) {
         self.attachments = attachments
         self.callID = callID
@@ -68,5 +78,7 @@ public struct CallContext: Sendable {
         self.replay = replay
         self.authenticates = authenticates
         self.cancellation = cancellation
+        self.client = client
+        self.isCredentialRefresh = isCredentialRefresh
     }
 }

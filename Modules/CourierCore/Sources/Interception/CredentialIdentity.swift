@@ -88,4 +88,29 @@ package enum CredentialFields {
         }
         return lines
     }
+
+    /// What tells the owner of `request`'s credential apart, for a key:
+    /// `Principal: …` when an authenticator vouched for the credential fields
+    /// the request carries now (a refreshed token of the same principal gives
+    /// the same line), else the fields' own ``lines(_:)``.
+    /// - Returns: The lines, and whether they name a signed principal.
+    package static func identity(of request: OutgoingRequest) -> (lines: String, signed: Bool) {
+        let lines = lines(request.head.headerFields)
+        guard let signed = request.signedPrincipal, signed.fields == lines else { return (lines, false) }
+        return ("Principal: \(signed.name)\n", true)
+    }
+}
+
+/// A principal an ``Authenticator`` vouched for, with the credential fields
+/// it signed the request with: when they change on the way, it no longer holds.
+package struct SignedPrincipal: Sendable, Hashable {
+    /// ``CredentialFields/lines(_:)`` of the head as signed.
+    package let fields: String
+    /// The signer and the principal, one per line.
+    package let name: String
+
+    package init(fields: String, name: String) {
+        self.fields = fields
+        self.name = name
+    }
 }

@@ -84,7 +84,7 @@ final class PassPlan: Sendable {
         self.context = CallContext(
             callID: call.id, route: spec.route, node: spec.node, environment: call.environment,
             replay: replay, authenticates: spec.authenticates, cancellation: call.cancellation,
-            attachments: spec.attachments)
+            attachments: spec.attachments, client: call.client, isCredentialRefresh: call.isCredentialRefresh)
         self.envelope = spec.envelopeFormat
         self.call = call
     }
@@ -112,6 +112,8 @@ struct CallInputs: Sendable {
     let client: APIClient
     /// Read once at the call's start.
     let environment: ServerEnvironment
+    /// Whether an authenticator's refresh makes the call (read once at its start).
+    let isCredentialRefresh = !AuthenticationRefresh.inProgress.isEmpty
     /// Plugins passed to this one call (after the client's and endpoint's).
     let plugins: [any Plugin]
     /// Upload and download progress for the caller.

@@ -25,7 +25,7 @@ struct AuthenticatorTests {
         func apply(_ credential: String, to request: inout HTTPRequest) throws {
             request.headerFields[.authorization] = "Bearer \(credential)"
         }
-        func refresh(_ credential: String) async throws -> String {
+        func refresh(_ credential: String, through client: APIClient) async throws -> String {
             _ = refreshes.increment()
             return try await body(credential)
         }
@@ -62,7 +62,7 @@ struct AuthenticatorTests {
             await gate.wait()
             return "new"
         }
-        let auth = Authenticator(provider, credential: "old")
+        let auth = Authenticator(provider, for: [.api], credential: "old")
         let server = Self.server(valid: "new")
         return (gate, provider, auth, server, Self.client(server, auth))
     }
@@ -76,7 +76,7 @@ struct AuthenticatorTests {
             await gate.wait()
             throw RefreshRefused()
         }
-        return (gate, provider, Authenticator(provider, credential: "old"))
+        return (gate, provider, Authenticator(provider, for: [.api], credential: "old"))
     }
 
     static func authorizations(_ transport: RecordingTransport) -> [String] {
@@ -111,7 +111,7 @@ struct AuthenticatorTests {
 
     @Test func anExpiredCredentialIsRefreshedBeforeAnythingIsSent() async throws {
         let provider = Provider(expired: { $0 == "old" }, body: { _ in "new" })
-        let auth = Authenticator(provider, credential: "old")
+        let auth = Authenticator(provider, for: [.api], credential: "old")
         let server = Self.server(valid: "new")
         let client = Self.client(server, auth)
         async let first = client.response(Self.endpoint)
@@ -170,7 +170,7 @@ struct AuthenticatorTests {
             let reply = try await client.send(Endpoint<RawResponse>(.post("token"), on: .api))
             return String(decoding: reply.body.bytes ?? [], as: UTF8.self).contains("new") ? "new" : "wrong"
         }
-        let auth = Authenticator(provider, credential: "old")
+        let auth = Authenticator(provider, for: [.api], credential: "old")
         let client = Self.client(server, auth)
         clientBox.withLock { $0 = client }
         let reply = try await client.response(Self.endpoint)
@@ -184,7 +184,7 @@ struct AuthenticatorTests {
 
     @Test func anEndpointWithoutAuthenticationIsLeftAlone() async throws {
         let provider = Provider { _ in "new" }
-        let auth = Authenticator(provider, credential: "old")
+        let auth = Authenticator(provider, for: [.api], credential: "old")
         let server = Self.server(valid: "new")
         let client = Self.client(server, auth)
         let error = await expectFailure(client, Self.endpoint.withoutAuthentication())
@@ -195,7 +195,7 @@ struct AuthenticatorTests {
 
     @Test func aReplayThatFailsAgainEndsTheCallWithThatFailure() async throws {
         let provider = Provider { _ in "still-wrong" }
-        let auth = Authenticator(provider, credential: "old")
+        let auth = Authenticator(provider, for: [.api], credential: "old")
         let server = Self.server(valid: "never")
         let client = Self.client(server, auth)
         let error = await expectFailure(client, Self.endpoint)
@@ -212,7 +212,8 @@ struct AuthenticatorTests {
         // four calls fall in it however long a loaded machine takes over
         // them (on the system clock, 42 s under ThreadSanitizer and `stress`).
         let auth = Authenticator(
-            provider, credential: "t", maxRefreshes: 3, window: .seconds(30), clock: TestClock(mode: .manual))
+            provider, for: [.api], credential: "t", maxRefreshes: 3, window: .seconds(30),
+            clock: TestClock(mode: .manual))
         let server = Self.server(valid: "never")
         let client = Self.client(server, auth)
         for _ in 0..<3 {
@@ -227,7 +228,7 @@ struct AuthenticatorTests {
     @Test func anEnvelopeBusinessCodeCanMeanNotAuthenticated() async throws {
         var provider = Provider { _ in "new" }
         provider.businessCode = 4010
-        let auth = Authenticator(provider, credential: "old")
+        let auth = Authenticator(provider, for: [.api], credential: "old")
         let server = RecordingTransport(
             StubTransport { request in
                 request.head.headerFields[.authorization] == "Bearer new"
@@ -272,7 +273,7 @@ struct AuthenticatorTests {
             try Task.checkCancellation()
             return "new"
         }
-        let auth = Authenticator(provider, credential: "old")
+        let auth = Authenticator(provider, for: [.api], credential: "old")
         let client = Self.client(Self.server(valid: "new"), auth)
         let first = Task { try await client.send(Self.endpoint) }
         while auth.waitingCalls < 1 { await Task.yield() }
@@ -292,7 +293,8 @@ struct AuthenticatorTests {
             for await _ in never {}
             throw CancellationError()
         }
-        let auth = Authenticator(provider, credential: "old", refreshTimeout: .seconds(60), clock: clock)
+        let auth = Authenticator(
+            provider, for: [.api], credential: "old", refreshTimeout: .seconds(60), clock: clock)
         let client = Self.client(Self.server(valid: "new"), auth, clock: clock)
         let call = Task { () -> CourierError? in
             do throws(CourierError) {

@@ -171,7 +171,7 @@ struct EventStreamCallTests {
 struct EventStreamAuthenticationTests {
     @Test func aTokenThatExpiredMidStreamIsRefreshedOnTheReconnect() async throws {
         let provider = AuthenticatorTests.Provider { _ in "fresh" }
-        let auth = Authenticator(provider, credential: "stale")
+        let auth = Authenticator(provider, for: [.api], credential: "stale")
         let transport = ScriptedStreamTransport { request, number in
             let token = request.head.headerFields[.authorization]
             switch number {
