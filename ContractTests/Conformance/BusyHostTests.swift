@@ -33,7 +33,7 @@ struct BusyHostTests {
                     for index in 0..<20 {
                         group.addTask {
                             try await transport.send(
-                                request(server, "/status/200?\(index)"), options: .init(timeout: .seconds(60))
+                                request(server, "/status/200?\(index)"), options: .guarded
                             ).statusCode
                         }
                     }
@@ -74,7 +74,7 @@ struct BusyHostTests {
                 await expectTransportError(.cancelled, "the holder") { try await holder.value }
                 await yieldUntil { load(of: transport)?.active == 0 }
                 let next = try await transport.send(
-                    request(server, "/status/204"), options: .init(timeout: .seconds(60)))
+                    request(server, "/status/204"), options: .guarded)
                 #expect(next.statusCode == 204)
             }
         }

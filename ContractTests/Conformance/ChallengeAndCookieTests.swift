@@ -33,7 +33,7 @@ struct ChallengeAndCookieTests {
         try await withMockServer(.init(stubs: stubs)) { server async throws in
             // A deadline a hang would reach; the answer needs a fraction of it.
             let response = try await kind.transport.send(
-                request(server, path), options: .init(timeout: .seconds(60)))
+                request(server, path), options: .guarded)
             #expect(response.statusCode == (path == "/proxy" ? 407 : 401))
             let challenge = response.headers[path == "/proxy" ? .proxyAuthenticate : .wwwAuthenticate]
             #expect(challenge?.isEmpty == false)

@@ -11,7 +11,7 @@ struct ProgressTests {
     static let length: Int64 = 3 << 20
 
     private func client(_ kind: TransportKind) -> APIClient {
-        APIClient(transport: kind.transport)
+        APIClient(configuration: .init(transport: kind.transport, timeout: hangGuard))
     }
 
     private func node(_ server: MockServer) -> Node {

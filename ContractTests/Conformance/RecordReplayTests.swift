@@ -76,7 +76,7 @@ struct RecordReplayTests {
                 configuration: .init(transport: transport, decoder: .codable, timeout: hangGuard))
             let live = try await withMockServer(.init(stubs: stubs)) { real async throws in
                 let recorder = try await MockServer.start(
-                    .init(recording: RecordingOptions(target: real.baseURL)))
+                    .init(recording: RecordingOptions(target: real.baseURL, timeout: hangGuard)))
                 let results = try await Self.calls(client, recorder.baseURL)
                 let written = try recorder.writeRecording(to: directory)
                 #expect(recorder.recordedExchanges == 8)
@@ -119,7 +119,8 @@ struct RecordReplayTests {
         try await fixture.withServer { port async throws in
             let target = "https://127.0.0.1:\(port)"
             let trusting = try await MockServer.start(
-                .init(recording: RecordingOptions(target: target, caFile: fixture.caPath)))
+                .init(recording: RecordingOptions(target: target, caFile: fixture.caPath, timeout: hangGuard))
+            )
             let answer = try await Self.status(through: trusting)
             #expect(answer.statusCode == 200)
             #expect(trusting.recordedExchanges == 1)

@@ -161,7 +161,7 @@ struct TransportFaultTests {
             try await kind.withFresh { transport async throws in
                 let outcome = await Self.outcome(
                     of: try await transport.send(
-                        request(server, "/status/200"), options: .init(timeout: .seconds(30))))
+                        request(server, "/status/200"), options: .guarded))
                 Self.check(outcome, .failure(.connectionFailed), "\(kind) refused")
             }
         }

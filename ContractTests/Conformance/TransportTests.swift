@@ -78,7 +78,7 @@ struct TransportTests {
                         request(
                             server, "/anything", method: method, headers: headers,
                             body: body.map(RequestBody.init(bytes:))),
-                        options: .init(timeout: .seconds(60)))
+                        options: .guarded)
                     #expect(response.statusCode == 200)
                 }
                 let entries = server.journal.entries

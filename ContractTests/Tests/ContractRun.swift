@@ -124,7 +124,7 @@ func check(
 /// Runs `body`, failing with ``ContractHarnessError`` if it takes longer than
 /// `limit`: a safety net so that no wait in a contract can hang the suite.
 func withDeadline<T: Sendable>(
-    _ what: String, limit: Duration = .seconds(120), _ body: @escaping @Sendable () async throws -> T
+    _ what: String, limit: Duration = contractSafetyNet, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }

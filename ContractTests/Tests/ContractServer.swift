@@ -160,7 +160,7 @@ struct ContractServer: Sendable {
         if body != nil { head.headerFields[.contentType] = "application/json" }
         let response = try await CurlTransport.shared.send(
             OutgoingRequest(head: head, body: body.map { RequestBody(bytes: Array($0)) }),
-            options: .init(timeout: .seconds(60)))
+            options: .init(timeout: contractSafetyNet))
         guard (200..<300).contains(response.statusCode) else {
             throw ContractHarnessError(
                 "admin \(method) \(path): \(response.statusCode) \(String(decoding: response.body.bytes ?? [], as: UTF8.self))"

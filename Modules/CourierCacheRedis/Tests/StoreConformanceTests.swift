@@ -219,7 +219,7 @@ struct StoreConformanceTests {
         let namespace = "conformance-\(UUID().uuidString)"
         let configuration = RedisStore.Configuration(
             endpoint: .tcp(host: host, port: port), namespace: namespace, sizeLimit: sizeLimit,
-            countLimit: countLimit, connectTimeout: .seconds(60), commandTimeout: .seconds(60),
+            countLimit: countLimit, connectTimeout: .seconds(600), commandTimeout: .seconds(600),
             reconnectDelay: .zero)
         let store = RedisStore(configuration)
         let raw = try RedisConnection(configuration)

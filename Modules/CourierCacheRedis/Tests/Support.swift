@@ -67,7 +67,7 @@ func client(
 func redisConfiguration(_ server: RedisTestServer, namespace: String = "tests") -> RedisStore.Configuration {
     RedisStore.Configuration(
         endpoint: .tcp(host: "127.0.0.1", port: server.port), namespace: namespace,
-        connectTimeout: .seconds(60), commandTimeout: .seconds(60), reconnectDelay: .zero)
+        connectTimeout: .seconds(600), commandTimeout: .seconds(600), reconnectDelay: .zero)
 }
 
 /// A raw connection to a test server, for what a test does behind the store's back.

@@ -25,6 +25,9 @@ public struct RecordingOptions: Sendable {
     public var secretFields: [String]
     /// Bodies larger than this go to `__files/` instead of the contract file.
     public var bodyFileThreshold: Int
+    /// How long one forwarded exchange may take, connecting (and the TLS
+    /// handshake) included, before the client gets a 502: 60 s.
+    public var timeout: Duration
 
     /// Options for recording `target`; the secret names default to
     /// ``SecretMask/standard`` (Courier's `Redaction.standard`).
@@ -33,7 +36,7 @@ public struct RecordingOptions: Sendable {
         secretHeaders: [String] = SecretMask.standard.headers.sorted(),
         secretQueryParameters: [String] = SecretMask.standard.queryParameters.sorted(),
         secretFields: [String] = SecretMask.standard.bodyFields.sorted(),
-        bodyFileThreshold: Int = 4096
+        bodyFileThreshold: Int = 4096, timeout: Duration = .seconds(60)
     ) {
         self.target = target.hasSuffix("/") ? String(target.dropLast()) : target
         self.caFile = caFile
@@ -41,6 +44,7 @@ public struct RecordingOptions: Sendable {
         self.secretQueryParameters = secretQueryParameters
         self.secretFields = secretFields
         self.bodyFileThreshold = bodyFileThreshold
+        self.timeout = timeout
     }
 }
 
@@ -71,6 +75,8 @@ final class Recorder: Sendable {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow, decompression: .disabled)
         configuration.httpVersion = .http1Only
+        // The connect has the whole exchange's time, not async-http-client's 10 s.
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: Self.timeAmount(options.timeout))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -86,8 +92,9 @@ final class Recorder: Sendable {
             outgoing.headers.add(name: header.name, value: header.value)
         }
         if !request.body.isEmpty { outgoing.body = .bytes(ByteBuffer(bytes: request.body)) }
+        let timeout = Self.timeAmount(options.timeout)
         do {
-            let answer = try await client.execute(outgoing, timeout: .seconds(60))
+            let answer = try await client.execute(outgoing, timeout: timeout)
             var body = try await answer.body.collect(upTo: Self.largestBody)
             let bytes = body.readBytes(length: body.readableBytes) ?? []
             let headers = answer.headers.filter { !Self.hopByHop.contains($0.name.lowercased()) }
@@ -99,6 +106,11 @@ final class Recorder: Sendable {
             return .json(
                 .object(["error": .string("recording: the target did not answer: \(error)")]), status: 502)
         }
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
     /// Closes the client's connections.
