@@ -160,6 +160,7 @@ let package = Package(
             name: "CourierCache",
             dependencies: [
                 "CourierCore", "CSQLite", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/CourierCache/Sources"
         ),
@@ -169,6 +170,7 @@ let package = Package(
                 "CourierCache", "CourierTesting", "CourierCodable",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Modules/CourierCache/Tests"
         ),

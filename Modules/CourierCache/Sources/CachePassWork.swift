@@ -53,8 +53,18 @@ final class CachePassWork: CachePass {
         state.withLock { $0.identity = identity }
         let head = request.head
         // HTTP's rules store GET and HEAD only; other methods may invalidate (see `received`).
-        if policy.followsHTTPHeaders, head.method != .get, head.method != .head { return .network([:]) }
-        guard let (key, credentialed) = key(for: request, identity) else { return .network([:]) }
+        if policy.followsHTTPHeaders, head.method != .get, head.method != .head {
+            report(.skipped(.method(head.method.rawValue)))
+            return .network([:])
+        }
+        let key: CacheKey
+        let credentialed: Bool
+        switch self.key(for: request, identity) {
+        case .success(let keyed): (key, credentialed) = keyed
+        case .failure(let reason):
+            report(.skipped(reason))
+            return .network([:])
+        }
         state.withLock { state in
             state.key = key
             state.credentialed = credentialed
@@ -80,18 +90,18 @@ final class CachePassWork: CachePass {
         let action = CacheReadDecision.decide(
             mode: policy.read, role: call.role, stored: stored, canRevalidate: canRevalidate)
         guard let entry else {
-            if call.role != .backgroundRefresh { cache.counters.count(.miss) }
+            if call.role != .backgroundRefresh { countMiss() }
             return .network([:])
         }
         switch action {
         case .network(let revalidate):
-            if call.role != .backgroundRefresh { cache.counters.count(.miss) }
+            if call.role != .backgroundRefresh { countMiss() }
             return .network(revalidate ? revalidation(of: entry) : [:])
         case .answer(let refresh):
-            cache.counters.count(.hit)
+            countHit()
             return .answer(StoredResponses.response(entry), refresh: refresh)
         case .deliverFirst(let revalidate):
-            cache.counters.count(.hit)
+            countHit()
             return .deliverFirst(
                 StoredResponses.response(entry), then: revalidate ? revalidation(of: entry) : [:])
         }
@@ -125,19 +135,25 @@ final class CachePassWork: CachePass {
     func decoded(_ model: any Sendable) {
         let (key, candidate) = state.withLock { ($0.key, $0.candidate) }
         guard let key, let candidate, !policy.write.isEmpty else { return }
-        if let shouldStore = policy.shouldStore, !shouldStore(model) { return }
+        if let shouldStore = policy.shouldStore, !shouldStore(model) {
+            report(.skipped(.refusedByPredicate))
+            return
+        }
         let now = cache.clock.date
         let entry: CacheEntry
         switch candidate {
         case .revalidated(let refreshed):
             entry = refreshed
         case .network(let response, let request):
-            guard let made = StoredResponses.entry(for: response, to: request, rules: rules, now: now) else {
+            switch StoredResponses.entry(for: response, to: request, rules: rules, now: now) {
+            case .success(let made): entry = made
+            case .failure(let reason):
+                report(.skipped(reason))
                 return
             }
-            entry = made
         }
         cache.write(entry, for: key, to: policy.write)
+        report(.stored)
     }
 
     func rejected(_ error: CourierError) {
@@ -153,59 +169,44 @@ final class CachePassWork: CachePass {
 
     // MARK: - Steps
 
-    /// The request's key, or `nil` when this pass must neither read nor
-    /// write: a credentialed request the endpoint did not opt in for, or
-    /// whose owner the cache cannot tell (added after it by a per-attempt
-    /// interceptor or plugin that did not declare whose), or a body that
-    /// cannot be read twice.
-    private func key(for request: OutgoingRequest, _ identity: PassIdentity) -> (
-        key: CacheKey, credentialed: Bool
-    )? {
-        let credential = credentialDigest(request, identity)
-        if credential.credentialed {
-            guard policy.storesCredentialedResponses, let digest = credential.digest,
-                let key = CacheKeyBuilder.key(
-                    for: request, parameters: parameters, rule: policy.key, credential: digest)
-            else { return nil }
-            return (key, true)
-        }
-        return CacheKeyBuilder.key(for: request, parameters: parameters, rule: policy.key, credential: nil)
-            .map { ($0, false) }
+    private func countHit() {
+        cache.counters.count(.hit)
+        report(.hit)
     }
 
-    /// Whether the request is someone's, and the digest of the credential
-    /// that says whose (`nil` when the cache cannot see it).
-    private func credentialDigest(_ request: OutgoingRequest, _ identity: PassIdentity) -> (
-        credentialed: Bool, digest: String?
-    ) {
-        let head = request.head
-        var lines: [String] = []
-        // The principal an authenticator signed the credential fields for
-        // stands for them: a refreshed token keeps its user's entries.
-        let credentials = CredentialFields.identity(of: request)
-        if credentials.signed { lines.append(credentials.lines) }
-        for field in head.headerFields where isSensitive(field.name) {
-            if credentials.signed, CredentialFields.names.contains(field.name) { continue }
-            lines.append("\(field.name.canonicalName): \(field.value)")
-        }
-        // The jar's cookies join the request in the transport, after the
-        // cache: whose the response is depends on them all the same.
-        if let jar = call.cookies?.cookieField(for: head) { lines.append("Cookie (jar): \(jar)") }
-        // Added after the cache saw the request, by per-attempt interceptors
-        // and plugins: whose, they declared (CredentialIdentity).
-        if let principals = identity.principals { lines.append("Declared: \(principals)") }
-        // One of them may add a credential and did not say whose: the cache
-        // cannot tell whose the response is.
-        if !identity.isDeclared { return (true, nil) }
-        guard !lines.isEmpty || (call.authenticates && call.authenticatedPerCall) else {
-            return (false, nil)
-        }
-        if lines.isEmpty { return (true, nil) }
-        return (true, SHA256.hex(Array(lines.sorted().joined(separator: "\n").utf8)))
+    private func countMiss() {
+        cache.counters.count(.miss)
+        report(.miss)
     }
 
-    private func isSensitive(_ name: HTTPField.Name) -> Bool {
-        CredentialFields.names.contains(name) || cache.sensitiveFields.contains(name)
+    /// Tells the cache's observer and its log what this pass did.
+    private func report(_ outcome: CacheEvent.Outcome) {
+        cache.report(CacheEvent(outcome, callID: call.callID, endpoint: call.endpoint))
+    }
+
+    /// The request's key and whether it is someone's, or why this pass
+    /// must neither read nor write: a credentialed request the endpoint did
+    /// not opt in for, or one whose owner the cache cannot tell (added after
+    /// it by a per-attempt interceptor or plugin that did not declare
+    /// whose), or a body that cannot be read twice.
+    private func key(for request: OutgoingRequest, _ identity: PassIdentity) -> Result<
+        (key: CacheKey, credentialed: Bool), CacheSkip
+    > {
+        let owner = RequestOwner(
+            request, identity: identity, call: call, sensitiveFields: cache.sensitiveFields)
+        let digest: String?
+        switch owner {
+        case .unknown(let reason): return .failure(reason)
+        case .nobody: digest = nil
+        case .credential(let credential, let field):
+            guard policy.storesCredentialedResponses else { return .failure(.credentialed(field: field)) }
+            digest = credential
+        }
+        guard
+            let key = CacheKeyBuilder.key(
+                for: request, parameters: parameters, rule: policy.key, credential: digest)
+        else { return .failure(.unkeyableBody) }
+        return .success((key, digest != nil))
     }
 
     /// What `entry` may be used for now.
@@ -236,11 +237,16 @@ final class CachePassWork: CachePass {
         var read = sent
         read.head.method = .get
         read.body = nil
-        let credential = credentialDigest(read, state.withLock { $0.identity })
-        guard !credential.credentialed || credential.digest != nil,
-            let key = CacheKeyBuilder.key(
-                for: read, parameters: nil, rule: policy.key,
-                credential: credential.digest)
+        let digest: String?
+        switch RequestOwner(
+            read, identity: state.withLock { $0.identity }, call: call, sensitiveFields: cache.sensitiveFields
+        )
+        {
+        case .unknown: return
+        case .nobody: digest = nil
+        case .credential(let credential, _): digest = credential
+        }
+        guard let key = CacheKeyBuilder.key(for: read, parameters: nil, rule: policy.key, credential: digest)
         else { return }
         cache.forget(key)
     }

@@ -1,5 +1,6 @@
 @_spi(Locking) import CourierCore
 import HTTPTypes
+import Logging
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -63,6 +64,9 @@ public final class ResponseCache: Sendable, ResponseCaching {
     /// ``defaults`` resolved once, for endpoints that change nothing.
     private let resolvedDefaults: ResolvedCachePolicy
     private let onStoreError: (@Sendable (CacheStoreError) -> Void)?
+    private let onEvent: (@Sendable (CacheEvent) -> Void)?
+    /// Where each pass's outcome is logged, at debug level.
+    let logger: Logger
 
     /// The fields treated as credentials by default.
     public static let defaultSensitiveFields: Set<HTTPField.Name> = [
@@ -81,11 +85,17 @@ public final class ResponseCache: Sendable, ResponseCaching {
     ///   - clock: Dates for storing and expiry (a `TestClock` in tests).
     ///   - onStoreError: Told of every store failure (a read that became a
     ///     miss, a write that did not happen); calls never fail for them.
+    ///   - logger: Where each pass's outcome goes, at debug level — above
+    ///     all why a call was not answered from the cache or not stored
+    ///     (``CacheSkip``): `courier.cache` by default.
+    ///   - onEvent: Told of each pass's outcome (``CacheEvent``), from the
+    ///     call's task: for tests and metrics.
     public init(
         memory: MemoryStore? = MemoryStore(), disk: (any CacheStore)? = nil,
         defaults: CachePolicy = CachePolicy(),
         sharing: CacheSharing = .private, sensitiveFields: Set<HTTPField.Name> = defaultSensitiveFields,
-        clock: any CourierClock = SystemClock(), onStoreError: (@Sendable (CacheStoreError) -> Void)? = nil
+        clock: any CourierClock = SystemClock(), onStoreError: (@Sendable (CacheStoreError) -> Void)? = nil,
+        logger: Logger = Logger(label: "courier.cache"), onEvent: (@Sendable (CacheEvent) -> Void)? = nil
     ) {
         self.memory = memory
         self.disk = disk
@@ -94,6 +104,8 @@ public final class ResponseCache: Sendable, ResponseCaching {
         self.sensitiveFields = sensitiveFields
         self.clock = clock
         self.onStoreError = onStoreError
+        self.logger = logger
+        self.onEvent = onEvent
         self.resolvedDefaults = ResolvedCachePolicy(defaults, nil)
     }
 
@@ -115,19 +127,21 @@ public final class ResponseCache: Sendable, ResponseCaching {
     ///   - sensitiveFields: Fields that carry credentials.
     ///   - clock: Dates for storing, expiry and the memory tier's lifetime.
     ///   - onStoreError: Told of every store failure.
+    ///   - logger: Where each pass's outcome goes, at debug level.
+    ///   - onEvent: Told of each pass's outcome.
     public convenience init(
         memoryAndShared shared: any CacheStore, memoryTimeToLive: Duration = .seconds(5),
         memoryCostLimit: Int = 16 << 20, defaults: CachePolicy = CachePolicy(),
         sharing: CacheSharing = .shared,
         sensitiveFields: Set<HTTPField.Name> = defaultSensitiveFields,
         clock: any CourierClock = SystemClock(),
-        onStoreError: (@Sendable (CacheStoreError) -> Void)? = nil
+        onStoreError: (@Sendable (CacheStoreError) -> Void)? = nil,
+        logger: Logger = Logger(label: "courier.cache"), onEvent: (@Sendable (CacheEvent) -> Void)? = nil
     ) {
         self.init(
             memory: MemoryStore(costLimit: memoryCostLimit, timeToLive: memoryTimeToLive, clock: clock),
             disk: shared, defaults: defaults, sharing: sharing, sensitiveFields: sensitiveFields,
-            clock: clock,
-            onStoreError: onStoreError)
+            clock: clock, onStoreError: onStoreError, logger: logger, onEvent: onEvent)
     }
 
     // MARK: - Housekeeping (CSAPIService's APICacheTool duties)
@@ -180,6 +194,14 @@ public final class ResponseCache: Sendable, ResponseCaching {
             return nil
         }
         return CachePassWork(cache: self, policy: policy, call: call, parameters: spec.content.parameters)
+    }
+
+    /// Logs a pass's outcome at debug level and tells `onEvent`.
+    func report(_ event: CacheEvent) {
+        logger.debug(
+            "\(event)",
+            metadata: ["courier.call": "\(event.callID)", "courier.endpoint": "\(event.endpoint)"])
+        onEvent?(event)
     }
 
     // MARK: - Tiers

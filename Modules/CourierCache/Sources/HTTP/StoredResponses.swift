@@ -20,29 +20,30 @@ enum StoredResponses {
         let expiry: CacheExpiry
     }
 
-    /// The entry to write for `response` to `request`, or `nil` when it must
-    /// not be stored.
+    /// The entry to write for `response` to `request`, or why it must not be stored.
     static func entry(for response: RawResponse, to request: HTTPRequest, rules: Rules, now: Date)
-        -> CacheEntry?
+        -> Result<CacheEntry, CacheSkip>
     {
-        guard case .bytes(let body) = response.body else { return nil }
+        guard case .bytes(let body) = response.body else { return .failure(.bodyNotInMemory) }
         let control = CacheControl(response.headers)
-        if control.noStore || CacheControl(request.headerFields).noStore { return nil }
-        guard let variantNames = varyNames(response.headers) else { return nil }  // Vary: *
+        if control.noStore || CacheControl(request.headerFields).noStore { return .failure(.noStore) }
+        guard let variantNames = varyNames(response.headers) else { return .failure(.varyAll) }
         if rules.shared {
-            if control.isPrivate { return nil }
+            if control.isPrivate { return .failure(.privateInSharedCache) }
             // §3.5: a shared cache reuses an authorised response only when it says so.
             if rules.credentialed,
                 !(control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate)
             {
-                return nil
+                return .failure(.credentialedInSharedCache)
             }
         }
         if rules.followsHTTPHeaders {
             let explicit =
                 control.maxAge != nil || control.sharedMaxAge != nil || control.isPublic
                 || response.headers[.expires] != nil
-            guard explicit || heuristicallyCacheable.contains(response.statusCode) else { return nil }
+            guard explicit || heuristicallyCacheable.contains(response.statusCode) else {
+                return .failure(.notCacheable(status: response.statusCode))
+            }
         }
         var entry = CacheEntry(
             status: response.statusCode,
@@ -50,7 +51,7 @@ enum StoredResponses {
             body: body, storedAt: now, expiresAt: nil,
             variantFields: variant(variantNames, of: request.headerFields, sensitive: rules.sensitiveFields))
         entry.expiresAt = expiration(of: entry, rules: rules, now: now)
-        return entry
+        return .success(entry)
     }
 
     /// When an entry written at `now` stops being kept: the endpoint's

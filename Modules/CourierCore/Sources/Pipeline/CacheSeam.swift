@@ -18,6 +18,10 @@ package protocol ResponseCaching: Sendable {
 
 /// What the pipeline tells the cache about the call a pass belongs to.
 package struct CacheCall: Sendable {
+    /// The call's number, for the cache's events and log.
+    package let callID: UInt64
+    /// The endpoint's name (`GET users/{id}`), for the cache's events and log.
+    package let endpoint: String
     /// Whether the endpoint's calls are authenticated
     /// (``CallContext/authenticates``).
     package let authenticates: Bool

@@ -12,6 +12,7 @@ extension CallPipeline {
     static func beginCache(_ cache: any ResponseCaching, _ state: inout CallState) {
         let settings = state.settings
         let call = CacheCall(
+            callID: state.plan.context.callID, endpoint: state.plan.context.name,
             authenticates: state.plan.spec.authenticates, role: state.plan.call.cacheRole,
             authenticatedPerCall: settings.authenticatesPerCall,
             cookies: settings.cookies,
