@@ -35,7 +35,7 @@ struct ChallengeAndCookieTests {
             let response = try await kind.transport.send(
                 request(server, path), options: .guarded)
             #expect(response.statusCode == (path == "/proxy" ? 407 : 401))
-            let challenge = response.headers[path == "/proxy" ? .proxyAuthenticate : .wwwAuthenticate]
+            let challenge = response.headerFields[path == "/proxy" ? .proxyAuthenticate : .wwwAuthenticate]
             #expect(challenge?.isEmpty == false)
             // The challenge's body arrives whole, as any 401's does.
             let expectedBody: [String: String] = [
@@ -53,7 +53,7 @@ struct ChallengeAndCookieTests {
         try await withMockServer(.init(stubs: stubs)) { server async throws in
             let response = try await kind.transport.send(request(server, "/two-cookies"), options: .guarded)
             #expect(
-                response.headers[values: .setCookie] == [
+                response.headerFields[values: .setCookie] == [
                     "session=abc; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/; HttpOnly",
                     "theme=dark; Max-Age=3600",
                     "tracking=1; Expires=Thu, 01 Jan 2027 00:00:00 GMT, broken",

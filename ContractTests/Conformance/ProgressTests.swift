@@ -71,4 +71,35 @@ struct ProgressTests {
             #expect(downloads.allSatisfy { $0.total == nil }, "\(kind): \(downloads.map(\.total))")
         }
     }
+
+    /// Progress as an `AsyncSequence`, read on the main actor: the values a
+    /// progress bar shows, in order, with no lock and no `@Sendable` closure.
+    @Test(arguments: TransportKind.allCases)
+    func aTransferReportsProgressOnTheCallersActor(kind: TransportKind) async throws {
+        try await withMockServer { server async throws in
+            let transfer = client(kind).transfer(
+                Endpoint<RawResponse>(.get("bytes/\(Self.length)"), on: node(server)))
+            let shown = await Self.show(transfer.progress)
+            let response = try await transfer.value
+            #expect(Int64(response.body.bytes?.count ?? 0) == Self.length)
+            #expect(!shown.isEmpty, "\(kind): no progress")
+            #expect(shown.allSatisfy { $0.total == Self.length }, "\(kind): a total missing")
+            #expect(
+                zip(shown, shown.dropFirst()).allSatisfy { $0.completed <= $1.completed },
+                "\(kind): out of order")
+            // The sequence ends after the last event: the bar reaches its end.
+            #expect(shown.last?.fraction == 1, "\(kind): ended at \(shown.last?.fraction ?? -1)")
+        }
+    }
+
+    /// What a progress bar on the main actor shows of `progress`.
+    @MainActor
+    static func show(_ progress: AsyncStream<TransferProgress>) async -> [TransferProgress] {
+        var shown: [TransferProgress] = []
+        for await event in progress where event.direction == .download {
+            MainActor.assertIsolated()
+            shown.append(event)
+        }
+        return shown
+    }
 }

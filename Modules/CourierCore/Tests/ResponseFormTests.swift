@@ -16,7 +16,7 @@ struct ResponseFormTests {
         #expect(reply.attempts == 2)
         let response = try #require(reply.response)
         #expect(response.statusCode == 200)
-        #expect(response.headers[.eTag] == "\"v1\"")
+        #expect(response.headerFields[.eTag] == "\"v1\"")
         #expect(response.body.bytes == Array(#"{"id":1,"name":"A"}"#.utf8))
         #expect(response.metrics.bytesReceived == 19)
         #expect(response.metrics.connectionReused == false)

@@ -88,7 +88,8 @@ public struct LoggingPlugin: Plugin {
                 "← \(response.statusCode) \(context.name)\(duration), \(bytes) B",
                 metadata: metadata)
             logger.debug(
-                "← headers: \(redaction.lines(response.headers).joined(separator: "; "))", metadata: metadata)
+                "← headers: \(redaction.lines(response.headerFields).joined(separator: "; "))",
+                metadata: metadata)
             logger.trace("← body: \(body(of: response))", metadata: metadata)
         case .failure(let error):
             metadata["courier.error"] = "\(error.code)"
@@ -96,7 +97,7 @@ public struct LoggingPlugin: Plugin {
                 "← failed \(context.name): \(error.description)", metadata: metadata)
             if let response = error.response {
                 logger.debug(
-                    "← headers: \(redaction.lines(response.headers).joined(separator: "; "))",
+                    "← headers: \(redaction.lines(response.headerFields).joined(separator: "; "))",
                     metadata: metadata)
                 logger.trace("← body: \(body(of: response))", metadata: metadata)
             }
@@ -119,7 +120,7 @@ public struct LoggingPlugin: Plugin {
     private func body(of response: RawResponse) -> String {
         switch response.body {
         case .bytes(let bytes):
-            redaction.body(bytes, contentType: response.headers[.contentType], limit: bodyLimit)
+            redaction.body(bytes, contentType: response.headerFields[.contentType], limit: bodyLimit)
         case .file(let url):
             "<written to \(url.lastPathComponent)>"
         }

@@ -99,7 +99,7 @@ struct TestKitTests {
     @Test func stubOutcomesBuildResponses() async throws {
         let stub = StubTransport.immediate(.envelope(code: 0, msg: "ok", data: #"{"a":1}"#))
         let response = try await stub.send(request, options: .init())
-        #expect(response.headers[.contentType] == "application/json")
+        #expect(response.headerFields[.contentType] == "application/json")
         #expect(response.body.bytes == Array(#"{"code":0,"msg":"ok","data":{"a":1}}"#.utf8))
     }
 }

@@ -25,9 +25,9 @@ enum StoredResponses {
         -> Result<CacheEntry, CacheSkip>
     {
         guard case .bytes(let body) = response.body else { return .failure(.bodyNotInMemory) }
-        let control = CacheControl(response.headers)
+        let control = CacheControl(response.headerFields)
         if control.noStore || CacheControl(request.headerFields).noStore { return .failure(.noStore) }
-        guard let variantNames = varyNames(response.headers) else { return .failure(.varyAll) }
+        guard let variantNames = varyNames(response.headerFields) else { return .failure(.varyAll) }
         if rules.shared {
             if control.isPrivate { return .failure(.privateInSharedCache) }
             // §3.5: a shared cache reuses an authorised response only when it says so.
@@ -40,14 +40,14 @@ enum StoredResponses {
         if rules.followsHTTPHeaders {
             let explicit =
                 control.maxAge != nil || control.sharedMaxAge != nil || control.isPublic
-                || response.headers[.expires] != nil
+                || response.headerFields[.expires] != nil
             guard explicit || heuristicallyCacheable.contains(response.statusCode) else {
                 return .failure(.notCacheable(status: response.statusCode))
             }
         }
         var entry = CacheEntry(
             status: response.statusCode,
-            headerFields: kept(response.headers, sensitive: rules.sensitiveFields),
+            headerFields: kept(response.headerFields, sensitive: rules.sensitiveFields),
             body: body, storedAt: now, expiresAt: nil,
             variantFields: variant(variantNames, of: request.headerFields, sensitive: rules.sensitiveFields))
         entry.expiresAt = expiration(of: entry, rules: rules, now: now)
@@ -90,7 +90,7 @@ enum StoredResponses {
         -> CacheEntry
     {
         var refreshed = entry
-        let update = kept(notModified.headers, sensitive: rules.sensitiveFields)
+        let update = kept(notModified.headerFields, sensitive: rules.sensitiveFields)
         for name in Set(update.map(\.name)) where name != .contentLength {
             refreshed.headerFields[values: name] = update[values: name]
         }

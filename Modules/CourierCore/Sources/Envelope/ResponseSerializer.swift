@@ -38,7 +38,8 @@ extension ResponseSerializer where Response == DownloadedFile {
                 )
             }
             let resumedFrom =
-                response.statusCode == 206 ? ContentRange(response.headers[.contentRange])?.first ?? 0 : 0
+                response.statusCode == 206
+                ? ContentRange(response.headerFields[.contentRange])?.first ?? 0 : 0
             return DownloadedFile(url: url, statusCode: response.statusCode, resumedFrom: resumedFrom)
         }
     }

@@ -165,7 +165,7 @@ public struct Pagination<Model: Sendable>: Sendable {
                 return endpoint.adding(query: parameters)
             },
             next: { reply, _ in
-                let links = reply.response?.headers[values: LinkHeader.name] ?? []
+                let links = reply.response?.headerFields[values: LinkHeader.name] ?? []
                 guard let target = LinkHeader.target(rel: "next", in: links) else { return nil }
                 return .query(LinkHeader.query(of: target))
             }, count: count)

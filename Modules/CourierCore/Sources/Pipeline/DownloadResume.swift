@@ -81,8 +81,8 @@ struct DownloadResume {
         guard let kept else { return .done }
         switch response.statusCode {
         case 206:
-            let range = ContentRange(response.headers[.contentRange])
-            let etag = response.headers[.eTag]
+            let range = ContentRange(response.headerFields[.contentRange])
+            let etag = response.headerFields[.eTag]
             guard case .file(let file) = response.body, let range, range.first == kept.size,
                 kept.record.head.etag == nil || etag == nil || etag == kept.record.head.etag,
                 Self.append(file, to: data), rename(data.path, file.path) == 0

@@ -44,7 +44,12 @@ public struct RawResponse: Sendable {
 
     /// The status code.
     public var statusCode: Int { head.status.code }
-    /// The header fields.
+    /// The header fields: `head.headerFields`, under the name HTTPTypes gives them.
+    public var headerFields: HTTPFields { head.headerFields }
+
+    /// The header fields, under the name they had before they took
+    /// HTTPTypes' (``headerFields``).
+    @available(*, deprecated, renamed: "headerFields")
     public var headers: HTTPFields { head.headerFields }
 }
 

@@ -77,7 +77,7 @@ public struct RedirectPolicy: Sendable {
     {
         let status = response.statusCode
         guard follows, Self.redirectStatuses.contains(status),
-            let location = response.headers[.location], !location.isEmpty
+            let location = response.headerFields[.location], !location.isEmpty
         else { return nil }
         let current = Self.url(of: request.head)
         if visited.isEmpty { visited.append(current) }
