@@ -34,10 +34,22 @@ extension ContractServer {
         Node("contract", baseURL: baseURL, envelope: envelope)
     }
 
-    /// The same API under another origin — the loopback address by the other
-    /// of its two names (`127.0.0.1`, `localhost`) — to the browser's rules a
-    /// different server; `nil` when the server is known by another name.
+    /// The same API under another origin — a second name for the server:
+    /// `MOCK_SERVER_ALIAS_URL` beside `MOCK_SERVER_URL` (docker-compose), or
+    /// the loopback address by the other of its two names (`127.0.0.1`,
+    /// `localhost`) — to the browser's rules a different server; `nil` when
+    /// the server has no second name.
     func nodeAtAnotherOrigin() -> Node? {
+        let environment = ProcessInfo.processInfo.environment
+        if let remote = environment["MOCK_SERVER_URL"], !remote.isEmpty,
+            let alias = environment["MOCK_SERVER_ALIAS_URL"], !alias.isEmpty
+        {
+            let root = remote.hasSuffix("/") ? String(remote.dropLast()) : remote
+            let other = alias.hasSuffix("/") ? String(alias.dropLast()) : alias
+            return Node(
+                "contract-elsewhere", baseURL: baseURL.replacingOccurrences(of: root, with: other),
+                envelope: .standard)
+        }
         for (name, other) in [("//127.0.0.1:", "//localhost:"), ("//localhost:", "//127.0.0.1:")]
         where baseURL.contains(name) {
             return Node(
