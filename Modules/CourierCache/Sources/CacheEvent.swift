@@ -67,6 +67,8 @@ public enum CacheSkip: Error, Sendable, Hashable, CustomStringConvertible {
     case notCacheable(status: Int)
     /// The body was not kept in memory (streamed, or written to a file).
     case bodyNotInMemory
+    /// A 206: an incomplete response, which this cache does not keep.
+    case partialContent
     /// The endpoint's `shouldStore` predicate refused the decoded model.
     case refusedByPredicate
 
@@ -98,6 +100,8 @@ public enum CacheSkip: Error, Sendable, Hashable, CustomStringConvertible {
             return "not stored: status \(status) without explicit freshness (max-age, Expires)"
         case .bodyNotInMemory:
             return "not stored: the body was not kept in memory"
+        case .partialContent:
+            return "not stored: a 206 is part of a response, and only whole responses are kept"
         case .refusedByPredicate:
             return "not stored: the endpoint's shouldStore refused the model"
         }

@@ -99,11 +99,11 @@ final class CachePassWork: CachePass {
             return .network(revalidate ? revalidation(of: entry) : [:])
         case .answer(let refresh):
             countHit()
-            return .answer(StoredResponses.response(entry), refresh: refresh)
+            return .answer(StoredResponses.response(entry, now: now), refresh: refresh)
         case .deliverFirst(let revalidate):
             countHit()
             return .deliverFirst(
-                StoredResponses.response(entry), then: revalidate ? revalidation(of: entry) : [:])
+                StoredResponses.response(entry, now: now), then: revalidate ? revalidation(of: entry) : [:])
         }
     }
 
@@ -116,7 +116,7 @@ final class CachePassWork: CachePass {
                 entry, by: notModified, rules: rules, now: cache.clock.date)
             state.withLock { $0.candidate = .revalidated(refreshed) }
             cache.counters.count(.revalidation)
-            var response = StoredResponses.response(refreshed)
+            var response = StoredResponses.response(refreshed, now: nil)
             response.metrics = notModified.metrics
             response.cacheOrigin = .revalidated
             return .success(response)
@@ -124,7 +124,7 @@ final class CachePassWork: CachePass {
         guard case .success(var response) = result else { return result }
         response.cacheOrigin = .network
         if key != nil { state.withLock { $0.candidate = .network(response, sent.head) } }
-        if policy.followsHTTPHeaders, Self.unsafeMethods.contains(sent.head.method),
+        if policy.followsHTTPHeaders, !Self.safeMethods.contains(sent.head.method),
             (200..<400).contains(response.statusCode)
         {
             invalidateReads(of: sent)
@@ -251,7 +251,9 @@ final class CachePassWork: CachePass {
         cache.forget(key)
     }
 
-    private static let unsafeMethods: Set<HTTPRequest.Method> = [.post, .put, .patch, .delete]
+    /// The methods RFC 9110 §9.2.1 defines as safe; any other — an extension
+    /// method whose safety is unknown included — invalidates (RFC 9111 §4.4).
+    private static let safeMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .trace]
 
     /// The 304 in `result`, whether validation let it through or refused it.
     private static func notModified(_ result: Result<RawResponse, CourierError>) -> RawResponse? {

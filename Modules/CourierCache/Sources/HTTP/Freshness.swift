@@ -31,9 +31,11 @@ enum Freshness {
         if control.noCache || control.hasInvalidAge { return 0 }
         if shared, let seconds = control.sharedMaxAge { return TimeInterval(seconds) }
         if let seconds = control.maxAge { return TimeInterval(seconds) }
-        if let expires = entry.headerFields[.expires] {
-            // An invalid date, "0" included, means already expired.
-            guard let date = HTTPDate.parse(expires) else { return 0 }
+        let expires = entry.headerFields[values: .expires]
+        if !expires.isEmpty {
+            // An invalid date — "0", any shape but RFC 9110's three, or two
+            // Expires fields — means already expired (RFC 9111 §5.3).
+            guard expires.count == 1, let date = HTTPDate.parse(expires[0]) else { return 0 }
             return max(0, date.timeIntervalSince(dateValue(of: entry)))
         }
         return 0
@@ -43,7 +45,7 @@ enum Freshness {
     /// round trip, which the cache does not record).
     static func age(of entry: CacheEntry, now: Date) -> TimeInterval {
         let apparent = max(0, entry.storedAt.timeIntervalSince(dateValue(of: entry)))
-        let stated = entry.headerFields[.age].flatMap { Int($0) }.map(TimeInterval.init) ?? 0
+        let stated = statedAge(entry.headerFields).map(TimeInterval.init) ?? 0
         return max(apparent, stated) + max(0, now.timeIntervalSince(entry.storedAt))
     }
 
@@ -61,6 +63,17 @@ enum Freshness {
             return .staleServable
         }
         return .stale
+    }
+
+    /// The `Age` field's value (RFC 9111 §5.1): the first member of a list
+    /// (two `Age` lines, or `Age: 7200, 0`); `nil` — ignored — when that is
+    /// not a non-negative integer.
+    static func statedAge(_ fields: HTTPFields) -> Int? {
+        guard let value = fields[values: .age].first else { return nil }
+        let first = value.split(separator: ",", omittingEmptySubsequences: false).first ?? ""
+        let text = String(first).trimmingBlanks()
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(text.prefix(10))
     }
 
     /// The response's `Date`, or when it was received.

@@ -25,6 +25,9 @@ enum StoredResponses {
         -> Result<CacheEntry, CacheSkip>
     {
         guard case .bytes(let body) = response.body else { return .failure(.bodyNotInMemory) }
+        // An incomplete response answers only a matching range request
+        // (RFC 9111 §3.3–3.4); this cache keeps complete responses only.
+        if response.statusCode == 206 { return .failure(.partialContent) }
         let control = CacheControl(response.headerFields)
         if control.noStore || CacheControl(request.headerFields).noStore { return .failure(.noStore) }
         guard let variantNames = varyNames(response.headerFields) else { return .failure(.varyAll) }
@@ -68,10 +71,15 @@ enum StoredResponses {
         return max(expiry, now.addingTimeInterval(usable))
     }
 
-    /// The stored response as the pipeline sees it.
-    static func response(_ entry: CacheEntry) -> RawResponse {
-        RawResponse(
-            head: HTTPResponse(status: .init(code: entry.status), headerFields: entry.headerFields),
+    /// The stored response as the pipeline sees it; used without validation
+    /// at `now`, it carries the `Age` the cache computed (RFC 9111 §4: a cache
+    /// MUST generate one), not the one it stored. `nil` for a response the
+    /// server just confirmed (a 304), whose age starts again.
+    static func response(_ entry: CacheEntry, now: Date?) -> RawResponse {
+        var fields = entry.headerFields
+        if let now { fields[.age] = String(Int(Freshness.age(of: entry, now: now))) }
+        return RawResponse(
+            head: HTTPResponse(status: .init(code: entry.status), headerFields: fields),
             body: .bytes(entry.body))
     }
 
@@ -112,7 +120,8 @@ enum StoredResponses {
 
     /// Fields about one connection, never stored (RFC 9110 §7.6.1).
     private static let hopByHop: Set<HTTPField.Name> = [
-        .connection, .transferEncoding, .te, .trailer, .upgrade, .proxyAuthenticate,
+        .connection, .transferEncoding, .te, .trailer, .upgrade, .proxyAuthenticate, .proxyAuthorization,
+        HTTPField.Name("Proxy-Authentication-Info"),
         HTTPField.Name("Keep-Alive"), HTTPField.Name("Proxy-Connection"),
     ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
 
