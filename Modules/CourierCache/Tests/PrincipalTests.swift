@@ -61,8 +61,10 @@ struct PrincipalTests {
             request.head.headerFields[.authorization] = "Bearer mallory-1"
             return try await next(request)
         }
-        let signedOnly = makeClient(origin, cache: ResponseCache(), interceptors: [auth])
+        // One cache for both: were the principal to stand for the swapped
+        // token, mallory's call would be served ada's entry.
         let cache = ResponseCache()
+        let signedOnly = makeClient(origin, cache: cache, interceptors: [auth])
         let swapped = makeClient(origin, cache: cache, interceptors: [auth, swap])
         _ = try await signedOnly.send(me)
         #expect(try await swapped.send(me).name == "mallory-1")

@@ -20,24 +20,16 @@
 public struct Transfer<Response: Sendable>: Sendable {
     /// Upload and download progress, in order, the newest kept when the reader lags.
     public let progress: AsyncStream<TransferProgress>
-    private let call: Task<Response, any Error>
+    private let call: Task<Result<Response, CourierError>, Never>
 
-    init(progress: AsyncStream<TransferProgress>, call: Task<Response, any Error>) {
+    init(progress: AsyncStream<TransferProgress>, call: Task<Result<Response, CourierError>, Never>) {
         self.progress = progress
         self.call = call
     }
 
     /// The call's result: its model, or the ``CourierError`` it failed with.
     public var value: Response {
-        get async throws(CourierError) {
-            do {
-                return try await call.value
-            } catch let error as CourierError {
-                throw error
-            } catch {
-                throw CourierError(.cancelled, stage: .transport, message: "the transfer ended: \(error)")
-            }
-        }
+        get async throws(CourierError) { try await call.value.get() }
     }
 
     /// Cancels the call (its error is ``CourierError/Code/cancelled``).
@@ -58,9 +50,13 @@ extension APIClient {
     {
         let (progress, events) = AsyncStream.makeStream(
             of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
-        let call = Task<Response, any Error> {
+        let call = Task { () -> Result<Response, CourierError> in
             defer { events.finish() }
-            return try await self.send(endpoint, plugins: plugins) { events.yield($0) }
+            do throws(CourierError) {
+                return .success(try await self.send(endpoint, plugins: plugins) { events.yield($0) })
+            } catch {
+                return .failure(error)
+            }
         }
         return Transfer(progress: progress, call: call)
     }

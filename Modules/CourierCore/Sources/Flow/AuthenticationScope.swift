@@ -54,15 +54,9 @@ public struct AuthenticationScope: Sendable, Hashable, ExpressibleByArrayLiteral
         return origin(of: HTTPRequest(method: .get, scheme: url.scheme, authority: url.authority, path: "/"))
     }
 
-    /// `scheme://authority`, lowercased, without the scheme's default port.
+    /// `scheme://authority` by the rule request keys use (``RequestKey``).
     private static func origin(of head: HTTPRequest) -> String {
-        let scheme = (head.scheme ?? "").lowercased()
-        var authority = (head.authority ?? "").lowercased()
-        if (scheme == "http" && authority.hasSuffix(":80"))
-            || (scheme == "https" && authority.hasSuffix(":443"))
-        {
-            authority = String(authority[..<(authority.lastIndex(of: ":") ?? authority.endIndex)])
-        }
-        return scheme + "://" + authority
+        let (scheme, authority) = RequestKey.NormalisedURL.origin(of: head)
+        return "\(scheme)://\(authority)"
     }
 }

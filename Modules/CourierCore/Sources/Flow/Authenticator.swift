@@ -304,16 +304,20 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     /// Replaces the credential, e.g. after the user signed in (again): calls
     /// waiting for a refresh go on with it, and later calls use it.
     public func replaceCredential(with credential: Credential) {
-        let end = inner.withLock { $0.rules.replace(with: credential) }
-        guard let signed = end.signed else { return }
-        wake(end, .success(signed))
+        replace(with: credential)
     }
 
     /// Forgets the credential, e.g. when the user signs out: calls fail with
     /// ``CourierError/Code/authentication`` until ``replaceCredential(with:)``,
     /// and calls waiting for a refresh end that way too.
     public func removeCredential() {
-        let end = inner.withLock { $0.rules.replace(with: nil) }
+        replace(with: nil)
+    }
+
+    /// A new generation of the credential (`nil`: none); the waiters of a
+    /// refresh in flight go on with it.
+    private func replace(with credential: Credential?) {
+        let end = inner.withLock { $0.rules.replace(with: credential) }
         guard let signed = end.signed else { return }
         wake(end, .success(signed))
     }

@@ -103,18 +103,7 @@ public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
         package let query: [Substring]
 
         package init(_ head: HTTPRequest) {
-            let scheme = Self.lowercased(head.scheme ?? "")
-            var authority = Self.lowercased(head.authority ?? "")
-            // A cheap look at the last byte first: a key is made on every cached call.
-            let last = authority.utf8.last
-            if (last == UInt8(ascii: "0") && scheme == "http" && authority.hasSuffix(":80"))
-                || (last == UInt8(ascii: "3") && scheme == "https" && authority.hasSuffix(":443"))
-            {
-                authority =
-                    authority[..<(authority.utf8.lastIndex(of: UInt8(ascii: ":")) ?? authority.endIndex)]
-            }
-            self.scheme = scheme
-            self.authority = authority
+            (scheme, authority) = Self.origin(of: head)
             let target = Substring(head.path ?? "")
             guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else {
                 path = target
@@ -129,6 +118,22 @@ public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
                 let (left, right) = (RequestKey.name(lhs.element), RequestKey.name(rhs.element))
                 return left == right ? lhs.offset < rhs.offset : left < right
             }.map(\.element)
+        }
+
+        /// The request's origin: scheme and authority lowercased (copied only
+        /// when they are not already), the scheme's default port dropped.
+        package static func origin(of head: HTTPRequest) -> (scheme: Substring, authority: Substring) {
+            let scheme = lowercased(head.scheme ?? "")
+            var authority = lowercased(head.authority ?? "")
+            // A cheap look at the last byte first: a key is made on every cached call.
+            let last = authority.utf8.last
+            if (last == UInt8(ascii: "0") && scheme == "http" && authority.hasSuffix(":80"))
+                || (last == UInt8(ascii: "3") && scheme == "https" && authority.hasSuffix(":443"))
+            {
+                authority =
+                    authority[..<(authority.utf8.lastIndex(of: UInt8(ascii: ":")) ?? authority.endIndex)]
+            }
+            return (scheme, authority)
         }
 
         private static func lowercased(_ text: String) -> Substring {
