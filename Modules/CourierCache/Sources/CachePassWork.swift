@@ -181,7 +181,7 @@ final class CachePassWork: CachePass {
 
     /// Tells the cache's observer and its log what this pass did.
     private func report(_ outcome: CacheEvent.Outcome) {
-        cache.report(CacheEvent(outcome, callID: call.callID, endpoint: call.endpoint))
+        cache.report(outcome, call)
     }
 
     /// The request's key and whether it is someone's, or why this pass

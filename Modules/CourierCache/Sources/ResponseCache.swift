@@ -197,7 +197,11 @@ public final class ResponseCache: Sendable, ResponseCaching {
     }
 
     /// Logs a pass's outcome at debug level and tells `onEvent`.
-    func report(_ event: CacheEvent) {
+    /// Nothing is made when nobody listens: a hit on the hot path costs a
+    /// level check.
+    func report(_ outcome: CacheEvent.Outcome, _ call: CacheCall) {
+        guard onEvent != nil || logger.logLevel <= .debug else { return }
+        let event = CacheEvent(outcome, callID: call.callID, endpoint: call.route.description)
         logger.debug(
             "\(event)",
             metadata: ["courier.call": "\(event.callID)", "courier.endpoint": "\(event.endpoint)"])

@@ -20,8 +20,8 @@ package protocol ResponseCaching: Sendable {
 package struct CacheCall: Sendable {
     /// The call's number, for the cache's events and log.
     package let callID: UInt64
-    /// The endpoint's name (`GET users/{id}`), for the cache's events and log.
-    package let endpoint: String
+    /// The endpoint's route, named (`GET users/{id}`) only when an event is reported.
+    package let route: Route
     /// Whether the endpoint's calls are authenticated
     /// (``CallContext/authenticates``).
     package let authenticates: Bool

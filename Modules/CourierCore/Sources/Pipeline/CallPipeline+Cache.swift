@@ -12,7 +12,7 @@ extension CallPipeline {
     static func beginCache(_ cache: any ResponseCaching, _ state: inout CallState) {
         let settings = state.settings
         let call = CacheCall(
-            callID: state.plan.context.callID, endpoint: state.plan.context.name,
+            callID: state.plan.context.callID, route: state.plan.spec.route,
             authenticates: state.plan.spec.authenticates, role: state.plan.call.cacheRole,
             authenticatedPerCall: settings.authenticatesPerCall,
             cookies: settings.cookies,
