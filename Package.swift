@@ -54,7 +54,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Tests only: starting child processes (Foundation's Process on Linux
         // can crash reading /proc/self/fd while other threads open sockets).
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
@@ -104,9 +103,22 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // zlib, for CourierContentCoding.
+        .systemLibrary(
+            name: "CZlib",
+            path: "Modules/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        // The content codings (gzip, deflate) CourierCurl and
+        // CourierAsyncHTTPClient undo themselves, one decoder for both.
+        .target(
+            name: "CourierContentCoding",
+            dependencies: ["CourierCore", "CZlib"],
+            path: "Modules/CourierContentCoding/Sources"
+        ),
         .target(
             name: "CourierCurl",
-            dependencies: ["CourierCore", "CCurl"],
+            dependencies: ["CourierCore", "CCurl", "CourierContentCoding"],
             path: "Modules/CourierCurl/Sources"
         ),
         .testTarget(
@@ -246,6 +258,7 @@ let package = Package(
             name: "CourierAsyncHTTPClient",
             dependencies: [
                 "CourierCore",
+                .target(name: "CourierContentCoding", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(
                     name: "AsyncHTTPClient", package: "async-http-client",
@@ -258,9 +271,6 @@ let package = Package(
                     name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(
                     name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
-                .product(
-                    name: "NIOHTTPCompression", package: "swift-nio-extras",
-                    condition: .when(traits: ["AsyncHTTPClient"])),
             ],
             path: "Modules/CourierAsyncHTTPClient/Sources"
         ),

@@ -65,10 +65,6 @@
                 default: return TransportError(.other, text)
                 }
             }
-            let typeName = String(reflecting: type(of: error))
-            if typeName.contains("DecompressionError") {
-                return TransportError(.protocolError, "the body's content coding is broken: \(text)")
-            }
             if text.contains("NIOResolutionError") || text.contains("SocketAddressError") {
                 return TransportError(.dnsFailure, text)
             }

@@ -146,30 +146,27 @@
                 {
                     bytes.reserveCapacity(length)
                 }
+                var decoding = AHCBodyDecoding(head)
                 for try await buffer in response.body {
-                    received += Int64(buffer.readableBytes)
-                    guard received <= options.maxBodySize else {
-                        throw TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
-                    }
-                    buffer.withUnsafeReadableBytes {
-                        bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self))
-                    }
+                    bytes += try decoding.decode(buffer, limit: Int64(options.maxBodySize), what: "body")
                     options.progress?(
-                        TransferProgress(direction: .download, completed: received, total: total))
+                        TransferProgress(direction: .download, completed: decoding.count, total: total))
                 }
-                return (.bytes(bytes), received)
+                try decoding.finish()
+                return (.bytes(bytes), decoding.count)
             }
             let file = try DownloadFile(destination, head: head)
             do {
+                var decoding = AHCBodyDecoding(head)
                 for try await buffer in response.body {
-                    received += Int64(buffer.readableBytes)
-                    if let limit = options.maxDownloadSize, received > limit {
-                        throw TransportError(.bodyTooLarge, "the download exceeds \(limit) bytes")
-                    }
-                    try await file.write(buffer)
+                    let decoded = try decoding.decode(
+                        buffer, limit: options.maxDownloadSize, what: "download")
+                    try await file.write(ByteBuffer(bytes: decoded))
                     options.progress?(
-                        TransferProgress(direction: .download, completed: received, total: total))
+                        TransferProgress(direction: .download, completed: decoding.count, total: total))
                 }
+                try decoding.finish()
+                received = decoding.count
                 let identity = head.headerFields[.contentEncoding] == nil
                 let hasBody =
                     request.head.method != .head && head.status.code != 204 && head.status.code != 304

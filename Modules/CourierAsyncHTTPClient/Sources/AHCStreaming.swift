@@ -63,13 +63,14 @@
             let total = TransferProgress.downloadTotal(of: head.headerFields)
             let pump = Task {
                 defer { ended() }
-                var received: Int64 = 0
+                var decoding = AHCBodyDecoding(head)
                 do {
                     for try await chunk in body {
-                        received += Int64(chunk.readableBytes)
-                        try await buffer.write(Array(chunk.readableBytesView))
-                        progress?(TransferProgress(direction: .download, completed: received, total: total))
+                        try await buffer.write(decoding.decode(chunk, limit: nil, what: "body"))
+                        progress?(
+                            TransferProgress(direction: .download, completed: decoding.count, total: total))
                     }
+                    try decoding.finish()
                     buffer.finish()
                 } catch {
                     // (A reader that gave up ended the buffer already.)

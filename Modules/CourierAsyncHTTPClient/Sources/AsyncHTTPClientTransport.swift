@@ -3,7 +3,6 @@
     import CourierCore
     import HTTPTypes
     import NIOCore
-    import NIOHTTPCompression
     import NIOPosix
 
     /// A ``/CourierCore/Transport`` over async-http-client (SwiftNIO): for a
@@ -81,7 +80,8 @@
                 tlsConfiguration: try AHCTLS.configuration(configuration.tls),
                 redirectConfiguration: .disallow,
                 timeout: .init(connect: .nanoseconds(Int64(configuration.connectTimeout.seconds * 1e9))),
-                decompression: .enabled(limit: .none))
+                // Bodies are decoded by AHCBodyDecoding, as CurlTransport decodes them.
+                decompression: .disabled)
             settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(
                 1, configuration.maxConnectionsPerHost)
             settings.connectionPool.idleTimeout = .nanoseconds(Int64(configuration.idleTimeout.seconds * 1e9))

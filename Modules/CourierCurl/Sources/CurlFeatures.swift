@@ -8,7 +8,9 @@ public struct CurlFeatures: Sendable, Hashable {
     public var tlsBackend: String?
     /// Whether HTTP/2 is available (nghttp2).
     public var http2: Bool
-    /// Content encodings libcurl can decompress: `gzip`, `deflate`, `br`, `zstd`.
+    /// Content encodings libcurl can decompress: `gzip`, `deflate`, `br`,
+    /// `zstd`. `CurlTransport` does not use them: it decodes `gzip` and
+    /// `deflate` itself and hands other codings over as they came.
     public var encodings: [String]
     /// Whether HTTP/2 with prior knowledge (cleartext, no upgrade) can carry
     /// more than one request per connection. libcurl 7.88.0 and 7.88.1 fail

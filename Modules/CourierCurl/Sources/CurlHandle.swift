@@ -65,7 +65,9 @@ final class CurlHandle {
         try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_SSL_VERIFYHOST, 2))
         try CurlErrorMapping.check(
             courier_easy_setopt_long(pointer, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds))
-        try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_ACCEPT_ENCODING, ""))
+        // Content codings are undone by CurlTransfer (ContentDecoder), which
+        // hands an unknown one over as it came; libcurl would fail the transfer.
+        try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_HTTP_CONTENT_DECODING, 0))
         try CurlErrorMapping.check(
             courier_easy_setopt_write_function(pointer, CURLOPT_WRITEFUNCTION, curlWrite))
         try CurlErrorMapping.check(

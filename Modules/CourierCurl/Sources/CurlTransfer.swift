@@ -1,4 +1,5 @@
 import CCurl
+import CourierContentCoding
 import CourierCore
 import Foundation
 import HTTPTypes
@@ -29,11 +30,12 @@ final class CurlTransfer {
     var isStreaming: Bool { stream != nil }
     /// `scheme://authority/path`, checked by ``validate()``.
     private var url = ""
+    // The upload's state (CurlTransfer+Upload.swift), on the engine thread.
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var bodyReader: RequestBodyReader?
-    private var pendingUpload: [UInt8] = []
-    private var uploadOffset = 0
-    private var uploaded: Int64 = 0
+    var bodyReader: RequestBodyReader?
+    var pendingUpload: [UInt8] = []
+    var uploadOffset = 0
+    var uploaded: Int64 = 0
     /// The response head as it arrives.
     private var head = CurlResponseHead()
     private var body: [UInt8] = []
@@ -43,7 +45,13 @@ final class CurlTransfer {
     /// The download progress's total, read from the final head at the first
     /// body byte (a head is whole before its body), not again per chunk.
     private var progressTotal: Int64??
-    private(set) var failure: TransportError?
+    /// How the body's content codings are undone, decided at its first
+    /// byte: `.some(nil)` when the bytes pass through as they came.
+    private var decoder: ContentDecoder??
+    var failure: TransportError?
+    /// Requests sent so far on a connection: more than one means libcurl is
+    /// resending after a reused connection died.
+    var sendings = 0
     /// The transfer's place among its host's connections, given back when it is freed.
     var slot: HostAdmission.Slot?
 
@@ -135,6 +143,8 @@ final class CurlTransfer {
         let custom = head.method != .head && (head.method != .get || request.body != nil)
         try CurlErrorMapping.check(
             courier_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, custom ? head.method.rawValue : nil))
+        // The codings ContentDecoder undoes, unless the caller asked for others.
+        if fields[.acceptEncoding] == nil { fields[.acceptEncoding] = "gzip, deflate" }
         // One `Cookie` line, its crumbs joined (HTTPFields.forEachOnTheWire).
         fields.forEachOnTheWire { name, value in
             // "Name;" sends an empty value; "Name:" would remove the header.
@@ -172,7 +182,53 @@ final class CurlTransfer {
 
     // MARK: - Callbacks (on the transport's thread)
 
+    /// A body's bytes as libcurl read them, still content-coded: decoded
+    /// here (``ContentDecoder``), then delivered.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if decoder == nil, let code = head.status {
+            decoder = .some(ContentDecoder.make(for: head.fields[values: .contentEncoding]))
+            if code < 200 { decoder = nil }
+        }
+        guard case .some(.some(let decoder)) = decoder else {
+            switch deliver(bytes, mayRefuse: true) {
+            case .taken: return bytes.count
+            case .refused: return Int(CURL_WRITEFUNC_PAUSE)
+            case .failed: return 0
+            }
+        }
+        // Decoded bytes cannot be offered again: libcurl would hand back the
+        // coded ones, already inflated. A stream takes every decoded piece,
+        // and the transfer pauses once the buffer is past its mark.
+        var pause = false
+        do {
+            let going = try decoder.decode(bytes) { piece in
+                switch deliver(piece, mayRefuse: false) {
+                case .taken: return true
+                case .refused:
+                    pause = true
+                    return true
+                case .failed: return false
+                }
+            }
+            guard going else { return 0 }
+        } catch {
+            failure = error
+            return 0
+        }
+        if pause, let handle { curl_easy_pause(handle, CURLPAUSE_RECV) }
+        return bytes.count
+    }
+
+    /// What became of delivered bytes.
+    private enum Delivery {
+        case taken, refused, failed
+    }
+
+    /// Hands decoded bytes to the download's file, the stream or the body.
+    /// A stream that is full refuses them when `mayRefuse` (libcurl offers
+    /// them again after the pause) and otherwise takes them, asking for a
+    /// pause.
+    private func deliver(_ bytes: UnsafeRawBufferPointer, mayRefuse: Bool) -> Delivery {
         downloaded += Int64(bytes.count)
         if let download {
             if download.head == nil, let code = head.status {
@@ -181,25 +237,30 @@ final class CurlTransfer {
             }
             if let limit = options.maxDownloadSize, downloaded > limit {
                 failure = TransportError(.bodyTooLarge, "the download exceeds \(limit) bytes")
-                return 0
+                return .failed
             }
             do {
                 try download.write(bytes)
             } catch {
                 failure = error
-                return 0
+                return .failed
             }
         } else if let stream {
-            // Not taken: libcurl holds the bytes and offers them again once
-            // the reader has caught up (the engine resumes the transfer).
-            guard case .accepted = stream.offer(Array(bytes)) else {
-                downloaded -= Int64(bytes.count)
-                return Int(CURL_WRITEFUNC_PAUSE)
+            if mayRefuse {
+                // Not taken: libcurl holds the bytes and offers them again once
+                // the reader has caught up (the engine resumes the transfer).
+                guard case .accepted = stream.offer(Array(bytes)) else {
+                    downloaded -= Int64(bytes.count)
+                    return .refused
+                }
+            } else if case .full = stream.append(Array(bytes)) {
+                reportProgress()
+                return .refused
             }
         } else {
             guard body.count + bytes.count <= options.maxBodySize else {
                 failure = TransportError(.bodyTooLarge, "the body exceeds \(options.maxBodySize) bytes")
-                return 0
+                return .failed
             }
             let needed = body.count + bytes.count
             if needed > body.capacity {
@@ -219,12 +280,15 @@ final class CurlTransfer {
             }
             body.append(contentsOf: bytes)
         }
-        if let progress = options.progress {
-            let total = progressTotal ?? TransferProgress.downloadTotal(of: head.fields)
-            progressTotal = total
-            progress(TransferProgress(direction: .download, completed: downloaded, total: total))
-        }
-        return bytes.count
+        reportProgress()
+        return .taken
+    }
+
+    private func reportProgress() {
+        guard let progress = options.progress else { return }
+        let total = progressTotal ?? TransferProgress.downloadTotal(of: head.fields)
+        progressTotal = total
+        progress(TransferProgress(direction: .download, completed: downloaded, total: total))
     }
 
     /// Returns false to abort when the response head grows past the limit or
@@ -246,68 +310,6 @@ final class CurlTransfer {
                     body: .empty, metrics: metrics()))
         }
         return true
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if uploadOffset >= pendingUpload.count {
-            do {
-                guard let next = try bodyReader?.next() else { return 0 }
-                pendingUpload = next
-                uploadOffset = 0
-            } catch {
-                failure = TransportError(.other, "reading the request body failed: \(error)")
-                return Int(CURL_READFUNC_ABORT)
-            }
-        }
-        let count = min(buffer.count, pendingUpload.count - uploadOffset)
-        pendingUpload.withUnsafeBytes { source in
-            guard let start = source.baseAddress, let target = buffer.baseAddress else { return }
-            target.copyMemory(from: start + uploadOffset, byteCount: count)
-        }
-        uploadOffset += count
-        uploaded += Int64(count)
-        options.progress?(
-            TransferProgress(direction: .upload, completed: uploaded, total: request.body?.length))
-        return count
-    }
-
-    /// Whether libcurl may send this request again by itself when a reused
-    /// connection turns out dead (RFC 9110 §9.2.2: idempotent methods only).
-    private var resendable: Bool {
-        [.get, .head, .put, .delete, .options, .trace].contains(request.head.method)
-    }
-
-    /// Requests sent so far on a connection: more than one means libcurl is
-    /// resending after a reused connection died.
-    private var sendings = 0
-
-    /// Returns false to stop libcurl resending a non-idempotent request.
-    func prerequest() -> Bool {
-        sendings += 1
-        guard sendings > 1, !resendable else { return true }
-        failure = Self.notResent(request.head.method)
-        return false
-    }
-
-    /// Rewinds the body for libcurl's resend of an idempotent request;
-    /// refuses otherwise, which fails the transfer instead of repeating it.
-    func rewind(to offset: Int64) -> Bool {
-        guard offset == 0, resendable, let reader = request.body?.makeReader() else {
-            if !resendable { failure = Self.notResent(request.head.method) }
-            return false
-        }
-        bodyReader = reader
-        pendingUpload = []
-        uploadOffset = 0
-        uploaded = 0
-        return true
-    }
-
-    private static func notResent(_ method: HTTPRequest.Method) -> TransportError {
-        TransportError(
-            .connectionReset,
-            "the reused connection closed before answering; the \(method) was not sent again (not idempotent)"
-        )
     }
 
     // MARK: - Completion
@@ -367,6 +369,12 @@ final class CurlTransfer {
     /// What the caller gets once libcurl finished the transfer with `result`.
     func outcome(_ result: CURLcode) -> Result<RawResponse, any Error> {
         if result == CURLE_OK {
+            do {
+                if case .some(.some(let decoder)) = decoder { try decoder.finish() }
+            } catch {
+                abandonDownload()
+                return .failure(error)
+            }
             do {
                 return .success(try response())
             } catch {

@@ -62,6 +62,23 @@ public final class BodyStreamBuffer: Sendable {
 
     /// Offers a chunk (on the transport's thread).
     public func offer(_ bytes: [UInt8]) -> Offer {
+        put(bytes, refusingWhenFull: true)
+    }
+
+    /// Takes a chunk whatever the buffer holds (on the transport's thread),
+    /// for bytes that cannot be offered again — a transport that decodes a
+    /// body has already consumed the coded bytes they came from.
+    /// - Returns: ``Offer/full`` when the buffer is now at its high-water
+    ///   mark: the chunk is taken, and the transport pauses until `onDrain`
+    ///   without offering it again. So the buffer holds at most
+    ///   `highWater` plus what one read decodes to.
+    public func append(_ bytes: [UInt8]) -> Offer {
+        put(bytes, refusingWhenFull: false)
+    }
+
+    /// ``offer(_:)`` and ``append(_:)``: a full buffer refuses the chunk, or
+    /// takes it and says it is full.
+    private func put(_ bytes: [UInt8], refusingWhenFull: Bool) -> Offer {
         let (offer, waiter, holds) = state.withLock {
             state -> (Offer, CheckedContinuation<[UInt8]?, any Error>?, [CheckedContinuation<Void, Never>]) in
             if state.ended { return (.accepted, nil, []) }
@@ -69,7 +86,7 @@ public final class BodyStreamBuffer: Sendable {
                 state.waiter = nil
                 return (.accepted, waiter, [])
             }
-            guard state.buffered < highWater else {
+            if refusingWhenFull, state.buffered >= highWater {
                 state.refused = true
                 defer { state.holdWaiters = [] }
                 return (.full, nil, state.holdWaiters)
@@ -77,7 +94,10 @@ public final class BodyStreamBuffer: Sendable {
             state.chunks.append(bytes)
             state.buffered += bytes.count
             state.peak = max(state.peak, state.buffered)
-            return (.accepted, nil, [])
+            guard !refusingWhenFull, state.buffered >= highWater else { return (.accepted, nil, []) }
+            state.refused = true
+            defer { state.holdWaiters = [] }
+            return (.full, nil, state.holdWaiters)
         }
         waiter?.resume(returning: bytes)
         for hold in holds { hold.resume() }
