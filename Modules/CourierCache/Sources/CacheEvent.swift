@@ -1,3 +1,5 @@
+import CourierCore
+
 /// What the response cache did for one pass of a call, told to
 /// ``ResponseCache``'s `onEvent` and logged at debug level: above all, why
 /// it did nothing when a policy asked it to act.
@@ -12,6 +14,13 @@ public struct CacheEvent: Sendable, Hashable, CustomStringConvertible {
         case stored
         /// The pass neither read nor stored, or did not store, for this reason.
         case skipped(CacheSkip)
+        /// The network failed (this error, or a 500, 502, 503 or 504) and a
+        /// stale stored response that allows it answered instead
+        /// (`stale-if-error`, RFC 5861 §4).
+        case servedStaleOnError(CourierError.Code)
+        /// A refresh the cache started in the background failed with this
+        /// error; the stored response stays as it was.
+        case refreshFailed(CourierError.Code)
     }
 
     /// What happened.
@@ -36,6 +45,9 @@ public struct CacheEvent: Sendable, Hashable, CustomStringConvertible {
         case .miss: what = "nothing stored to answer with"
         case .stored: what = "the response was stored"
         case .skipped(let reason): what = "\(reason)"
+        case .servedStaleOnError(let code):
+            what = "the network failed (\(code)); answered with a stale response (stale-if-error)"
+        case .refreshFailed(let code): what = "the background refresh failed (\(code))"
         }
         return "cache: \(endpoint) (call \(callID)): \(what)"
     }

@@ -29,6 +29,9 @@ final class CachePassWork: CachePass {
         var identity = PassIdentity.declared(nil)
         /// The stored entry a revalidation was sent for.
         var revalidating: CacheEntry?
+        /// The stored entry the network was asked instead of, which may
+        /// answer if the network fails (`stale-if-error`).
+        var fallback: CacheEntry?
         /// What ``decoded(_:)`` may write.
         var candidate: Candidate?
     }
@@ -96,6 +99,7 @@ final class CachePassWork: CachePass {
         switch action {
         case .network(let revalidate):
             if call.role != .backgroundRefresh { countMiss() }
+            if policy.followsHTTPHeaders { state.withLock { $0.fallback = entry } }
             return .network(revalidate ? revalidation(of: entry) : [:])
         case .answer(let refresh):
             countHit()
@@ -120,6 +124,11 @@ final class CachePassWork: CachePass {
             response.metrics = notModified.metrics
             response.cacheOrigin = .revalidated
             return .success(response)
+        }
+        if let fallback = state.withLock({ $0.fallback }),
+            let stale = staleOnError(result, fallback, sent: sent)
+        {
+            return .success(stale)
         }
         guard case .success(var response) = result else { return result }
         response.cacheOrigin = .network
@@ -162,9 +171,13 @@ final class CachePassWork: CachePass {
         cache.forget(key)
     }
 
-    func refreshInBackground(_ refresh: @escaping @Sendable () async -> Void) {
+    func refreshInBackground(_ refresh: @escaping @Sendable () async -> CourierError?) {
         cache.counters.count(.backgroundRefresh)
-        cache.refreshes.run(refresh)
+        cache.refreshes.run { [cache, call] in
+            guard let error = await refresh() else { return }
+            cache.counters.count(.backgroundRefreshFailure)
+            cache.report(.refreshFailed(error.code), call)
+        }
     }
 
     // MARK: - Steps
@@ -250,6 +263,47 @@ final class CachePassWork: CachePass {
         else { return }
         cache.forget(key)
     }
+
+    /// The stored `entry`, to answer in place of `result` when that is an
+    /// error RFC 5861 §4 names — a failed exchange, or a 500, 502, 503 or
+    /// 504 — and `stale-if-error` allows it now; `nil` to pass `result` on.
+    private func staleOnError(
+        _ result: Result<RawResponse, CourierError>, _ entry: CacheEntry, sent: OutgoingRequest
+    ) -> RawResponse? {
+        let code: CourierError.Code
+        switch result {
+        case .success(let response):
+            guard Self.errorStatuses.contains(response.statusCode) else { return nil }
+            code = .status
+        case .failure(let error):
+            if let status = error.response?.statusCode {
+                guard Self.errorStatuses.contains(status) else { return nil }
+                code = .status
+            } else {
+                guard Self.networkFailures.contains(error.code) else { return nil }
+                code = error.code
+            }
+        }
+        let now = cache.clock.date
+        guard
+            Freshness.servesOnError(
+                entry, request: CacheControl(sent.head.headerFields), now: now, shared: cache.sharing.isShared
+            )
+        else { return nil }
+        cache.counters.count(.staleOnError)
+        cache.counters.count(.hit)
+        report(.servedStaleOnError(code))
+        var response = StoredResponses.response(entry, now: now)
+        response.cacheOrigin = .storage(refresh: false)
+        return response
+    }
+
+    /// The statuses RFC 5861 §4 counts as errors.
+    private static let errorStatuses: Set<Int> = [500, 502, 503, 504]
+    /// Failures in which the origin could not be reached or did not answer.
+    private static let networkFailures: Set<CourierError.Code> = [
+        .transport, .timedOut, .offline, .retriesExhausted,
+    ]
 
     /// The methods RFC 9110 §9.2.1 defines as safe; any other — an extension
     /// method whose safety is unknown included — invalidates (RFC 9111 §4.4).

@@ -279,6 +279,11 @@ public struct CacheStatistics: Sendable, Hashable {
     public var rejected = 0
     /// Refreshes started in the background.
     public var backgroundRefreshes = 0
+    /// Background refreshes that failed (each also a ``CacheEvent`` and,
+    /// for plugins, a call whose `CallContext.isBackgroundRefresh` is set).
+    public var backgroundRefreshFailures = 0
+    /// Calls the network failed that a stale response answered (`stale-if-error`).
+    public var staleOnError = 0
     /// Store operations that failed.
     public var storeFailures = 0
 }
@@ -287,7 +292,8 @@ public struct CacheStatistics: Sendable, Hashable {
 /// hit no lock.
 final class CacheCounters: Sendable {
     enum Event {
-        case hit, miss, write, revalidation, rejected, backgroundRefresh, storeFailure
+        case hit, miss, write, revalidation, rejected, backgroundRefresh, backgroundRefreshFailure
+        case staleOnError, storeFailure
     }
 
     private let hits = Atomic(0)
@@ -296,6 +302,8 @@ final class CacheCounters: Sendable {
     private let revalidations = Atomic(0)
     private let rejected = Atomic(0)
     private let backgroundRefreshes = Atomic(0)
+    private let backgroundRefreshFailures = Atomic(0)
+    private let staleOnError = Atomic(0)
     private let storeFailures = Atomic(0)
 
     func count(_ event: Event) {
@@ -306,6 +314,8 @@ final class CacheCounters: Sendable {
         case .revalidation: revalidations.add(1, ordering: .relaxed)
         case .rejected: rejected.add(1, ordering: .relaxed)
         case .backgroundRefresh: backgroundRefreshes.add(1, ordering: .relaxed)
+        case .backgroundRefreshFailure: backgroundRefreshFailures.add(1, ordering: .relaxed)
+        case .staleOnError: staleOnError.add(1, ordering: .relaxed)
         case .storeFailure: storeFailures.add(1, ordering: .relaxed)
         }
     }
@@ -316,6 +326,8 @@ final class CacheCounters: Sendable {
             writes: writes.load(ordering: .relaxed), revalidations: revalidations.load(ordering: .relaxed),
             rejected: rejected.load(ordering: .relaxed),
             backgroundRefreshes: backgroundRefreshes.load(ordering: .relaxed),
+            backgroundRefreshFailures: backgroundRefreshFailures.load(ordering: .relaxed),
+            staleOnError: staleOnError.load(ordering: .relaxed),
             storeFailures: storeFailures.load(ordering: .relaxed))
     }
 }

@@ -11,6 +11,7 @@ import HTTPTypes
 /// | `<prefix>_request_body_bytes_total` | counter | `endpoint` |
 /// | `<prefix>_response_body_bytes_total` | counter | `endpoint` |
 /// | `<prefix>_calls_total` | counter | `endpoint`, `outcome` (`success`, or the error code) |
+/// | `<prefix>_background_refreshes_total` | counter | `endpoint`, `outcome`: the refreshes a response cache ran in the background, which nobody else sees fail |
 /// | `<prefix>_stream_body_bytes_total` | counter | `endpoint` |
 /// | `<prefix>_stream_events_total` | counter | `endpoint` |
 ///
@@ -106,10 +107,12 @@ public final class MetricsPlugin: Plugin {
         case .success: outcome = "success"
         case .failure(let error): outcome = error.code.rawValue
         }
-        Counter(
-            label: "\(prefix)_calls_total", dimensions: [("endpoint", context.name), ("outcome", outcome)],
-            factory: factory
-        ).increment()
+        let dimensions = [("endpoint", context.name), ("outcome", outcome)]
+        Counter(label: "\(prefix)_calls_total", dimensions: dimensions, factory: factory).increment()
+        if context.isBackgroundRefresh {
+            Counter(label: "\(prefix)_background_refreshes_total", dimensions: dimensions, factory: factory)
+                .increment()
+        }
         let response = try? result.get()
         if let stream = response?.stream ?? result.failureResponse?.stream {
             let endpoint = [("endpoint", context.name)]

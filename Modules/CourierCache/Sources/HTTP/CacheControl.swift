@@ -14,11 +14,21 @@ struct CacheControl: Equatable {
     var isPrivate = false
     var isPublic = false
     var mustRevalidate = false
+    /// `must-revalidate` for shared caches only (RFC 9111 §5.2.2.8).
+    var proxyRevalidate = false
     var maxAge: Int?
     var sharedMaxAge: Int?
     var staleWhileRevalidate: Int?
+    /// `stale-if-error` (RFC 5861 §4), on a response or a request.
+    var staleIfError: Int?
     /// A `max-age` or `s-maxage` was present but not a number.
     var hasInvalidAge = false
+
+    /// Whether a stale response must not be used without revalidation
+    /// (`must-revalidate`; `proxy-revalidate` in a shared cache).
+    func forbidsStale(shared: Bool) -> Bool {
+        mustRevalidate || (shared && proxyRevalidate)
+    }
 
     init(_ fields: HTTPFields) {
         for value in fields[values: .cacheControl] {
@@ -34,18 +44,22 @@ struct CacheControl: Equatable {
         case "no-cache": noCache = true
         case "private": isPrivate = true
         case "public": isPublic = true
-        case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+        case "must-revalidate": mustRevalidate = true
+        case "proxy-revalidate": proxyRevalidate = true
         case "max-age": maxAge = seconds(argument)
         case "s-maxage": sharedMaxAge = seconds(argument)
-        case "stale-while-revalidate": staleWhileRevalidate = seconds(argument)
+        case "stale-while-revalidate": staleWhileRevalidate = seconds(argument, invalidAgeIfMalformed: false)
+        case "stale-if-error": staleIfError = seconds(argument, invalidAgeIfMalformed: false)
         default: break
         }
     }
 
     /// Delta-seconds (§1.2.2): digits only; values past 2^31 count as 2^31.
-    private mutating func seconds(_ argument: String?) -> Int? {
+    /// A malformed `max-age` or `s-maxage` marks the freshness invalid; a
+    /// malformed grace period (`stale-if-error=soon`) only counts as absent.
+    private mutating func seconds(_ argument: String?, invalidAgeIfMalformed: Bool = true) -> Int? {
         guard let argument, !argument.isEmpty, argument.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            hasInvalidAge = true
+            if invalidAgeIfMalformed { hasInvalidAge = true }
             return nil
         }
         return argument.count > 10 ? Int(Int32.max) : min(Int(argument) ?? Int(Int32.max), Int(Int32.max))

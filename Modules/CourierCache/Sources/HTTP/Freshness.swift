@@ -57,12 +57,30 @@ enum Freshness {
         if request.noCache { return .stale }
         if let limit = request.maxAge, age > TimeInterval(limit) { return .stale }
         if age < lifetime { return .fresh }
-        if !control.mustRevalidate, !control.noCache, let grace = control.staleWhileRevalidate,
+        if !control.forbidsStale(shared: shared), !control.noCache, let grace = control.staleWhileRevalidate,
             age < lifetime + TimeInterval(grace)
         {
             return .staleServable
         }
         return .stale
+    }
+
+    /// Whether `entry` may answer at `now` in place of an error (a failed
+    /// exchange, or a 500, 502, 503 or 504): RFC 5861 §4's `stale-if-error`
+    /// on the response or the request, within its seconds past the end of
+    /// freshness. Never against `must-revalidate` (`proxy-revalidate` in a
+    /// shared cache) or `no-cache` (RFC 9111
+    /// §4.2.4: a cache MUST NOT serve those stale), nor when the request
+    /// asked for `no-cache`.
+    static func servesOnError(_ entry: CacheEntry, request: CacheControl, now: Date, shared: Bool) -> Bool {
+        let control = CacheControl(entry.headerFields)
+        guard !control.forbidsStale(shared: shared), !control.noCache, !request.noCache else { return false }
+        // Either side may allow it; the longer grace counts.
+        guard let grace = [request.staleIfError, control.staleIfError].compactMap({ $0 }).max() else {
+            return false
+        }
+        let lifetime = lifetime(of: entry, control, shared: shared)
+        return age(of: entry, now: now) < lifetime + TimeInterval(grace)
     }
 
     /// The `Age` field's value (RFC 9111 §5.1): the first member of a list

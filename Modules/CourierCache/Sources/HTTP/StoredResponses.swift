@@ -59,15 +59,18 @@ enum StoredResponses {
 
     /// When an entry written at `now` stops being kept: the endpoint's
     /// expiry — under HTTP's rules never before the response itself stops
-    /// being usable (its freshness plus `stale-while-revalidate`), so a
-    /// short expiry never cuts a long `max-age` short.
+    /// being usable (its freshness plus the longer of `stale-while-revalidate`
+    /// and `stale-if-error`), so a short expiry never cuts a long `max-age`
+    /// or grace period short.
     private static func expiration(of entry: CacheEntry, rules: Rules, now: Date) -> Date? {
         guard let expiry = rules.expiry.expiration(from: now) else { return nil }
         guard rules.followsHTTPHeaders else { return expiry }
         let control = CacheControl(entry.headerFields)
         let usable =
             Freshness.lifetime(of: entry, control, shared: rules.shared)
-            + TimeInterval(control.mustRevalidate ? 0 : control.staleWhileRevalidate ?? 0)
+            + TimeInterval(
+                control.forbidsStale(shared: rules.shared)
+                    ? 0 : max(control.staleWhileRevalidate ?? 0, control.staleIfError ?? 0))
         return max(expiry, now.addingTimeInterval(usable))
     }
 

@@ -28,6 +28,11 @@ public struct CallContext: Sendable {
     /// ``CredentialProvider``'s `refresh`): it passes that authenticator
     /// unsigned. For logs, and for interceptors that sign requests of their own.
     public let isCredentialRefresh: Bool
+    /// Whether a response cache started the call in the background, to
+    /// refresh a stored response it answered with (`stale-while-revalidate`,
+    /// or the `alsoNetwork` read modes): nobody awaits its result, so a
+    /// plugin's ``Plugin/process(_:context:)`` is where its failure is seen.
+    public let isBackgroundRefresh: Bool
     /// The client running the call; `nil` in a context made by hand. An
     /// ``Authenticator`` refreshes through it.
     package let client: APIClient?
@@ -59,6 +64,7 @@ public struct CallContext: Sendable {
         self.authenticates = authenticates
         self.cancellation = cancellation
         self.isCredentialRefresh = false
+        self.isBackgroundRefresh = false
         self.client = nil
     }
 
@@ -66,7 +72,7 @@ public struct CallContext: Sendable {
     init(
         callID: UInt64, route: Route, node: Node, environment: ServerEnvironment, replay: Int,
         authenticates: Bool, cancellation: CallCancellation?, attachments: EndpointAttachments,
-        client: APIClient, isCredentialRefresh: Bool
+        client: APIClient, isCredentialRefresh: Bool, isBackgroundRefresh: Bool
     ) {
         self.attachments = attachments
         self.callID = callID
@@ -80,5 +86,6 @@ public struct CallContext: Sendable {
         self.cancellation = cancellation
         self.client = client
         self.isCredentialRefresh = isCredentialRefresh
+        self.isBackgroundRefresh = isBackgroundRefresh
     }
 }

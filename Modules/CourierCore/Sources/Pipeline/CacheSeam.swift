@@ -81,9 +81,9 @@ package protocol CachePass: AnyObject, Sendable {
     /// validation or decoding with `error`: forget it.
     func rejected(_ error: CourierError)
     /// Runs `refresh` — a call of the same endpoint in the
-    /// ``CacheRole/backgroundRefresh`` role — where the cache keeps track
-    /// of it.
-    func refreshInBackground(_ refresh: @escaping @Sendable () async -> Void)
+    /// ``CacheRole/backgroundRefresh`` role, which returns its failure —
+    /// where the cache keeps track of it and reports a failure.
+    func refreshInBackground(_ refresh: @escaping @Sendable () async -> CourierError?)
 }
 
 /// Where a response came from, when a cache took part: stamped by the cache

@@ -78,8 +78,13 @@ extension CallPipeline {
         if let refresh = answered {
             if refresh, case .success = result {
                 let (client, plugins) = (state.plan.call.client, state.plan.call.plugins)
-                stage.refreshInBackground {
-                    _ = await client.run(endpoint, plugins: plugins, role: .backgroundRefresh)
+                stage.refreshInBackground { () async -> CourierError? in
+                    if case .failure(let error) = await client.run(
+                        endpoint, plugins: plugins, role: .backgroundRefresh)
+                    {
+                        return error
+                    }
+                    return nil
                 }
             }
         } else if case .success(let model) = result {

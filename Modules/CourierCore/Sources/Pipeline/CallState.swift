@@ -84,7 +84,8 @@ final class PassPlan: Sendable {
         self.context = CallContext(
             callID: call.id, route: spec.route, node: spec.node, environment: call.environment,
             replay: replay, authenticates: spec.authenticates, cancellation: call.cancellation,
-            attachments: spec.attachments, client: call.client, isCredentialRefresh: call.isCredentialRefresh)
+            attachments: spec.attachments, client: call.client, isCredentialRefresh: call.isCredentialRefresh,
+            isBackgroundRefresh: call.cacheRole == .backgroundRefresh)
         self.envelope = spec.envelopeFormat
         self.call = call
     }
