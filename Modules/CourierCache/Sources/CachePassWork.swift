@@ -16,7 +16,8 @@ final class CachePassWork: CachePass {
     private let cache: ResponseCache
     private let policy: ResolvedCachePolicy
     private let call: CacheCall
-    private let parameters: Parameters?
+    private let spec: EndpointSpec
+    private var parameters: Parameters? { spec.content.parameters }
     private let state = Locked(State())
 
     private struct State {
@@ -43,11 +44,11 @@ final class CachePassWork: CachePass {
         case revalidated(CacheEntry)
     }
 
-    init(cache: ResponseCache, policy: ResolvedCachePolicy, call: CacheCall, parameters: Parameters?) {
+    init(cache: ResponseCache, policy: ResolvedCachePolicy, call: CacheCall, spec: EndpointSpec) {
         self.cache = cache
         self.policy = policy
         self.call = call
-        self.parameters = parameters
+        self.spec = spec
     }
 
     // MARK: - CachePass
@@ -133,10 +134,10 @@ final class CachePassWork: CachePass {
         guard case .success(var response) = result else { return result }
         response.cacheOrigin = .network
         if key != nil { state.withLock { $0.candidate = .network(response, sent.head) } }
-        if policy.followsHTTPHeaders, !Self.safeMethods.contains(sent.head.method),
+        if policy.followsHTTPHeaders, !InvalidationPass.safeMethods.contains(sent.head.method),
             (200..<400).contains(response.statusCode)
         {
-            invalidateReads(of: sent)
+            cache.invalidate(after: sent.head, response)
         }
         return .success(response)
     }
@@ -155,7 +156,9 @@ final class CachePassWork: CachePass {
             entry = refreshed
         case .network(let response, let request):
             switch StoredResponses.entry(for: response, to: request, rules: rules, now: now) {
-            case .success(let made): entry = made
+            case .success(var made):
+                made.tags = tags(of: request)
+                entry = made
             case .failure(let reason):
                 report(.skipped(reason))
                 return
@@ -244,24 +247,13 @@ final class CachePassWork: CachePass {
             expiry: policy.expiry)
     }
 
-    /// After a successful unsafe request, the stored response to a GET of
-    /// the same URL is out of date (RFC 9111 §4.4).
-    private func invalidateReads(of sent: OutgoingRequest) {
-        var read = sent
-        read.head.method = .get
-        read.body = nil
-        let digest: String?
-        switch RequestOwner(
-            read, identity: state.withLock { $0.identity }, call: call, sensitiveFields: cache.sensitiveFields
-        )
-        {
-        case .unknown: return
-        case .nobody: digest = nil
-        case .credential(let credential, _): digest = credential
-        }
-        guard let key = CacheKeyBuilder.key(for: read, parameters: nil, rule: policy.key, credential: digest)
-        else { return }
-        cache.forget(key)
+    /// The tags a response to `request` is stored with (``CacheTag``).
+    private func tags(of request: HTTPRequest) -> Set<CacheTag> {
+        var tags = Set(CacheTag.prefixes(of: request))
+        tags.insert(.target(of: request))
+        tags.insert(.endpoint(spec))
+        tags.formUnion(policy.tags)
+        return tags
     }
 
     /// The stored `entry`, to answer in place of `result` when that is an
@@ -304,10 +296,6 @@ final class CachePassWork: CachePass {
     private static let networkFailures: Set<CourierError.Code> = [
         .transport, .timedOut, .offline, .retriesExhausted,
     ]
-
-    /// The methods RFC 9110 §9.2.1 defines as safe; any other — an extension
-    /// method whose safety is unknown included — invalidates (RFC 9111 §4.4).
-    private static let safeMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .trace]
 
     /// The 304 in `result`, whether validation let it through or refused it.
     private static func notModified(_ result: Result<RawResponse, CourierError>) -> RawResponse? {

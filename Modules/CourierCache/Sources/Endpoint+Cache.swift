@@ -91,6 +91,8 @@ struct ResolvedCachePolicy: Sendable {
     let followsHTTPHeaders: Bool
     let storesCredentialedResponses: Bool
     let shouldStore: (@Sendable (any Sendable) -> Bool)?
+    /// The policy's ``CachePolicy/tags``, as tags.
+    let tags: [CacheTag]
 
     init(_ defaults: CachePolicy, _ overrides: CacheOverrides?) {
         var policy = overrides?.policy ?? defaults
@@ -103,5 +105,6 @@ struct ResolvedCachePolicy: Sendable {
         followsHTTPHeaders = policy.read == .http || policy.followsHTTPHeaders
         storesCredentialedResponses = policy.storesCredentialedResponses
         shouldStore = overrides?.shouldStore
+        tags = policy.tags.map(CacheTag.init)
     }
 }

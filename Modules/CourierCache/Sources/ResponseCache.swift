@@ -159,6 +159,52 @@ public final class ResponseCache: Sendable, ResponseCaching {
         try await disk?.removeEntry(for: key)
     }
 
+    /// Removes every stored response of calls to `endpoint` — the same
+    /// node, route, path values and query parameters — from every tier:
+    /// each user's, each variant, under whatever key rule.
+    /// - Returns: How many entries were removed (both tiers counted).
+    @discardableResult
+    public func remove<Response>(_ endpoint: Endpoint<Response>) async throws(CacheStoreError) -> Int {
+        try await remove(tagged: .endpoint(endpoint.spec))
+    }
+
+    /// Removes every stored response whose URL is `prefix` or lies under
+    /// it, segment by segment: `https://api.example.com/v1/users` removes
+    /// `…/v1/users` and `…/v1/users/7?expand=1`, not `…/v1/users-archive`.
+    /// - Parameter prefix: An absolute URL; its query, if any, is ignored.
+    /// - Returns: How many entries were removed (both tiers counted).
+    /// - Throws: ``CacheStoreError`` from a tier; `.unsupported` for a URL
+    ///   without a scheme and host.
+    @discardableResult
+    public func removeAll(under prefix: String) async throws(CacheStoreError) -> Int {
+        guard let components = URLComponents(string: prefix), let scheme = components.scheme,
+            let host = components.percentEncodedHost, !host.isEmpty
+        else { throw CacheStoreError(.unsupported, "not an absolute URL: \(prefix)") }
+        let authority = components.port.map { "\(host):\($0)" } ?? host
+        let head = HTTPRequest(method: .get, scheme: scheme, authority: authority, path: "/")
+        let (normalScheme, normalAuthority) = RequestKey.NormalisedURL.origin(of: head)
+        let path = components.percentEncodedPath
+        return try await remove(
+            tagged: .prefix(origin: "\(normalScheme)://\(normalAuthority)", path: path.isEmpty ? "/" : path))
+    }
+
+    /// Removes every stored response of the endpoints whose policy names
+    /// `tag` (``CachePolicy/tags``).
+    /// - Returns: How many entries were removed (both tiers counted).
+    @discardableResult
+    public func removeAll(tagged tag: String) async throws(CacheStoreError) -> Int {
+        try await remove(tagged: CacheTag(tag))
+    }
+
+    /// Removes the entries tagged `tag` from every tier, after the writes
+    /// in flight (so that none lands after the removal).
+    @discardableResult
+    public func remove(tagged tag: CacheTag) async throws(CacheStoreError) -> Int {
+        let fromMemory = memory?.remove(tagged: tag) ?? 0
+        await writes.idle()
+        return fromMemory + (try await disk?.removeEntries(tagged: tag) ?? 0)
+    }
+
     /// Removes the expired entries from every tier. - Returns: How many.
     @discardableResult
     public func removeExpired() async throws(CacheStoreError) -> Int {
@@ -188,12 +234,16 @@ public final class ResponseCache: Sendable, ResponseCaching {
     /// nor write it (the call then costs nothing more).
     package func begin(_ spec: EndpointSpec, _ call: CacheCall) -> (any CachePass)? {
         let overrides = spec.attachments.value(for: CacheOverrides.id) as? CacheOverrides
-        if overrides?.disabled == true || spec.destination != nil { return nil }
+        if overrides?.disabled == true { return nil }
         let policy = overrides.map { ResolvedCachePolicy(defaults, $0) } ?? resolvedDefaults
-        guard overrides != nil || policy.read != .none, policy.read != .none || !policy.write.isEmpty else {
-            return nil
+        guard spec.destination == nil, overrides != nil || policy.read != .none,
+            policy.read != .none || !policy.write.isEmpty
+        else {
+            // An unsafe call still makes what is stored for its URI out of date.
+            let unsafe = !InvalidationPass.safeMethods.contains(spec.route.method)
+            return unsafe ? InvalidationPass(cache: self) : nil
         }
-        return CachePassWork(cache: self, policy: policy, call: call, parameters: spec.content.parameters)
+        return CachePassWork(cache: self, policy: policy, call: call, spec: spec)
     }
 
     /// Logs a pass's outcome at debug level and tells `onEvent`.
@@ -252,6 +302,21 @@ public final class ResponseCache: Sendable, ResponseCaching {
             writes.run { [self] in
                 do throws(CacheStoreError) {
                     try await disk.removeEntry(for: key)
+                } catch {
+                    report(error)
+                }
+            }
+        }
+    }
+
+    /// Forgets every entry tagged `tag` (an invalidation): memory at once,
+    /// the second tier in the background.
+    func forget(tagged tag: CacheTag) {
+        memory?.remove(tagged: tag)
+        if let disk {
+            writes.run { [self] in
+                do throws(CacheStoreError) {
+                    try await disk.removeEntries(tagged: tag)
                 } catch {
                     report(error)
                 }

@@ -6,11 +6,13 @@ import Foundation
 /// all, so that a value written by another program, cut short or changed is
 /// recognised and treated as a miss.
 ///
-/// `"CRE1" status:u16 storedAt:f64 hasExpiry:u8 expiresAt:f64
-///  fields:(u32 length, bytes) vary:(u32 length, bytes) body:(u32 length, bytes) check:u64`,
-/// big-endian.
+/// `"CRE2" status:u16 storedAt:f64 hasExpiry:u8 expiresAt:f64
+///  fields:(u32 length, bytes) vary:(u32 length, bytes) body:(u32 length, bytes)
+///  tags:(u32 length, bytes) check:u64`, big-endian. A `"CRE1"` value (no
+/// tags) still reads.
 enum RedisEntryCoding {
-    private static let magic = Array("CRE1".utf8)
+    private static let magic = Array("CRE2".utf8)
+    private static let untaggedMagic = Array("CRE1".utf8)
 
     static func encode(_ entry: CacheEntry) -> [UInt8] {
         let fields = EntryCoding.encode(entry.headerFields)
@@ -22,7 +24,7 @@ enum RedisEntryCoding {
         EntryCoding.append(entry.storedAt.timeIntervalSince1970.bitPattern, bytes: 8, to: &out)
         out.append(entry.expiresAt == nil ? 0 : 1)
         EntryCoding.append((entry.expiresAt?.timeIntervalSince1970 ?? 0).bitPattern, bytes: 8, to: &out)
-        for chunk in [fields, vary, entry.body] {
+        for chunk in [fields, vary, entry.body, EntryCoding.encode(entry.tags)] {
             EntryCoding.append(UInt64(chunk.count), bytes: 4, to: &out)
             out += chunk
         }
@@ -32,7 +34,8 @@ enum RedisEntryCoding {
 
     /// The entry `encode` wrote, or `nil` for anything else.
     static func decode(_ bytes: [UInt8]) -> CacheEntry? {
-        guard bytes.count >= 8, bytes.starts(with: magic) else { return nil }
+        let tagged = bytes.starts(with: magic)
+        guard bytes.count >= 8, tagged || bytes.starts(with: untaggedMagic) else { return nil }
         let content = Array(bytes.dropLast(8))
         var check = EntryCoding.Reader(bytes: Array(bytes.suffix(8)))
         guard check.integer(8) == UInt64(bitPattern: EntryCoding.checksum(content)) else { return nil }
@@ -41,12 +44,13 @@ enum RedisEntryCoding {
             let hasExpiry = reader.integer(1), let expiresAt = reader.integer(8),
             let fieldBytes = reader.chunk(), let fields = EntryCoding.decodeFields(Array(fieldBytes)),
             let varyBytes = reader.chunk(), let vary = EntryCoding.decodeFields(Array(varyBytes)),
-            let body = reader.chunk(), reader.isAtEnd
+            let body = reader.chunk(), let tagBytes = tagged ? reader.chunk() : [],
+            let tags = EntryCoding.decodeTags(tagBytes), reader.isAtEnd
         else { return nil }
         return CacheEntry(
             status: Int(status), headerFields: fields, body: Array(body),
             storedAt: Date(timeIntervalSince1970: Double(bitPattern: storedAt)),
             expiresAt: hasExpiry == 1 ? Date(timeIntervalSince1970: Double(bitPattern: expiresAt)) : nil,
-            variantFields: vary)
+            variantFields: vary, tags: tags)
     }
 }

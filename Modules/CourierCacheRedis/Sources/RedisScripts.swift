@@ -6,10 +6,16 @@
 /// Every key a script touches shares the namespace's hash tag (`{…}`), so
 /// they all live in one slot should the server be a cluster.
 enum RedisScripts {
-    /// KEYS: entry, sizes, recency, total, expiries, clock.
+    /// KEYS: entry, sizes, recency, total, expiries, clock, then the set of
+    /// each of the entry's tags.
     /// ARGV: value, ttl ms (0: none), digest, size, size limit, count limit,
     /// entry key prefix, expiry seconds ("" for none).
     /// Returns how many entries were evicted.
+    ///
+    /// A tag's set lists the digests of the entries tagged with it; it lives
+    /// as long as its longest-lived entry (for ever if one has no expiry),
+    /// and may name entries since evicted or expired, which removing by the
+    /// tag skips.
     static let store = """
         local old = redis.call('HGET', KEYS[2], ARGV[3])
         if old then redis.call('DECRBY', KEYS[4], old) end
@@ -24,6 +30,18 @@ enum RedisScripts {
           redis.call('ZADD', KEYS[5], ARGV[8], ARGV[3])
         else
           redis.call('ZREM', KEYS[5], ARGV[3])
+        end
+        for i = 7, #KEYS do
+          local existed = redis.call('EXISTS', KEYS[i])
+          redis.call('SADD', KEYS[i], ARGV[3])
+          if tonumber(ARGV[2]) > 0 then
+            local left = redis.call('PTTL', KEYS[i])
+            if existed == 0 or (left >= 0 and left < tonumber(ARGV[2])) then
+              redis.call('PEXPIRE', KEYS[i], ARGV[2])
+            end
+          else
+            redis.call('PERSIST', KEYS[i])
+          end
         end
         local total = redis.call('INCRBY', KEYS[4], ARGV[4])
         local evicted = 0
@@ -67,6 +85,26 @@ enum RedisScripts {
           return 1
         end
         return 0
+        """
+
+    /// KEYS: sizes, recency, total, expiries, the tag's set. ARGV: entry key prefix.
+    /// Removes the entries the tag's set names, then the set. Returns how
+    /// many were still stored.
+    static let removeTagged = """
+        local removed = 0
+        for _, digest in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+          local size = redis.call('HGET', KEYS[1], digest)
+          redis.call('DEL', ARGV[1] .. digest)
+          redis.call('HDEL', KEYS[1], digest)
+          redis.call('ZREM', KEYS[2], digest)
+          redis.call('ZREM', KEYS[4], digest)
+          if size then
+            redis.call('DECRBY', KEYS[3], size)
+            removed = removed + 1
+          end
+        end
+        redis.call('DEL', KEYS[5])
+        return removed
         """
 
     /// KEYS: sizes, recency, total, expiries. ARGV: now (seconds), entry key prefix.

@@ -94,7 +94,8 @@ public final class RedisStore: CacheStore {
         _ = try await worker.perform(
             .script(
                 source: RedisScripts.store,
-                keys: [keys.entry(digest), keys.sizes, keys.recency, keys.total, keys.expiries, keys.clock],
+                keys: [keys.entry(digest), keys.sizes, keys.recency, keys.total, keys.expiries, keys.clock]
+                    + entry.tags.map { keys.tag($0.digest) },
                 arguments: [RedisEntryCoding.encode(entry)] + arguments.map { Array($0.utf8) }))
     }
 
@@ -106,6 +107,17 @@ public final class RedisStore: CacheStore {
                 source: RedisScripts.remove,
                 keys: [keys.entry(digest), keys.sizes, keys.recency, keys.total, keys.expiries],
                 arguments: [Array(digest.utf8)]))
+    }
+
+    /// Removes the entries tagged `tag`. - Returns: How many.
+    @discardableResult
+    public func removeEntries(tagged tag: CacheTag) async throws(CacheStoreError) -> Int {
+        let reply = try await worker.perform(
+            .script(
+                source: RedisScripts.removeTagged,
+                keys: [keys.sizes, keys.recency, keys.total, keys.expiries, keys.tag(tag.digest)],
+                arguments: [Array(keys.entryPrefix.utf8)]))
+        return Int(reply.integer ?? 0)
     }
 
     /// Removes every entry of the namespace and version (other apps' stay).
@@ -204,6 +216,8 @@ struct RedisKeys: Sendable {
     var total: String { base + ":total" }
     var expiries: String { base + ":expiries" }
     var clock: String { base + ":clock" }
+    /// The set of the entries tagged with the tag whose digest is `digest`.
+    func tag(_ digest: String) -> String { base + ":t:" + digest }
     /// Every key of the namespace and version, for `SCAN MATCH` (glob characters escaped).
     var pattern: String {
         var escaped = ""

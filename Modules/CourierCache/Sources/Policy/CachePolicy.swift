@@ -35,6 +35,10 @@ public struct CachePolicy: Sendable {
     /// are stored: `false` by default. When `true`, the key includes a digest
     /// of the credential, so one user's response is never served to another.
     public var storesCredentialedResponses: Bool
+    /// Names to remove this endpoint's stored responses by, with others'
+    /// (``ResponseCache/removeAll(tagged:)``): `["catalog"]` on every
+    /// endpoint a catalogue update makes out of date.
+    public var tags: Set<String>
 
     /// The default expiry: five minutes. Long enough that a screen opened
     /// twice in a row reads from the cache, short enough that
@@ -46,8 +50,9 @@ public struct CachePolicy: Sendable {
     public init(
         read: CacheReadMode = .none, write: CacheWriteTier = .memoryAndDisk,
         expiry: CacheExpiry = CachePolicy.defaultExpiry, followsHTTPHeaders: Bool = false,
-        key: CacheKeyRule = .standard, storesCredentialedResponses: Bool = false
+        key: CacheKeyRule = .standard, storesCredentialedResponses: Bool = false, tags: Set<String> = []
     ) {
+        self.tags = tags
         self.read = read
         self.write = write
         self.expiry = expiry

@@ -41,6 +41,19 @@ public protocol CacheStore: Sendable {
     func removeExpired(now: Date) async throws(CacheStoreError) -> Int
     /// The bytes the entries take (``CacheEntry/size`` summed).
     func totalSize() async throws(CacheStoreError) -> Int
+    /// Removes every entry whose ``CacheEntry/tags`` include `tag`.
+    /// - Returns: How many.
+    @discardableResult
+    func removeEntries(tagged tag: CacheTag) async throws(CacheStoreError) -> Int
+}
+
+extension CacheStore {
+    /// For stores written before tags: they cannot find entries by tag.
+    /// - Throws: ``CacheStoreError/Code/unsupported``, always.
+    @discardableResult
+    public func removeEntries(tagged tag: CacheTag) async throws(CacheStoreError) -> Int {
+        throw CacheStoreError(.unsupported, "\(type(of: self)) cannot remove entries by tag")
+    }
 }
 
 /// A stored response and what the cache needs to know about it.
@@ -61,12 +74,16 @@ public struct CacheEntry: Sendable, Hashable {
     /// they were when it was stored (credentials as digests): a request with
     /// other values does not get this entry.
     public var variantFields: HTTPFields
+    /// What the entry can be removed by (``CacheTag``): its target URI, its
+    /// endpoint, its path's prefixes and its policy's tags.
+    public var tags: Set<CacheTag>
 
     /// Creates an entry.
     public init(
         status: Int, headerFields: HTTPFields, body: [UInt8], storedAt: Date, expiresAt: Date?,
-        variantFields: HTTPFields = [:]
+        variantFields: HTTPFields = [:], tags: Set<CacheTag> = []
     ) {
+        self.tags = tags
         self.status = status
         self.headerFields = headerFields
         self.body = body
@@ -81,9 +98,9 @@ public struct CacheEntry: Sendable, Hashable {
     public var lastModified: String? { headerFields[.lastModified] }
 
     /// The bytes the entry counts for in a store's size limit: the body, the
-    /// fields, and a fixed 64 for the rest.
+    /// fields, 32 per tag, and a fixed 64 for the rest.
     public var size: Int {
-        body.count + Self.size(of: headerFields) + Self.size(of: variantFields) + 64
+        body.count + Self.size(of: headerFields) + Self.size(of: variantFields) + 32 * tags.count + 64
     }
 
     /// Whether it expired by `now`.
@@ -113,6 +130,9 @@ public struct CacheStoreError: Error, Sendable, CustomStringConvertible {
         public static let database = Code("database")
         /// The store was closed.
         public static let closed = Code("closed")
+        /// The store cannot do what was asked (a store of your own without
+        /// ``CacheStore/removeEntries(tagged:)``).
+        public static let unsupported = Code("unsupported")
     }
 
     /// What failed.

@@ -94,7 +94,7 @@ public actor DiskStore: CacheStore {
             row = try database.retryingWhileBusy(for: busyTimeout) { () throws(SQLiteError) -> StoredRow? in
                 let statement = try database.statement(
                     "SELECT status, fields, vary, body, body_file, body_length, body_check, stored_at,"
-                        + " expires_at FROM entries WHERE key = ?1")
+                        + " expires_at, tags FROM entries WHERE key = ?1")
                 try statement.bind(.text(key.digest))
                 return try statement.single(StoredRow.init)
             }
@@ -134,8 +134,8 @@ public actor DiskStore: CacheStore {
                 var obsolete = try Self.delete(key.digest, database)
                 try database.statement(
                     "INSERT INTO entries (key, status, fields, vary, body, body_file, body_length, body_check,"
-                        + " stored_at, expires_at, accessed_at, size)"
-                        + " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                        + " stored_at, expires_at, accessed_at, size, tags)"
+                        + " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
                 ).bind(
                     .text(key.digest), .integer(Int64(entry.status)),
                     .blob(EntryCoding.encode(entry.headerFields)),
@@ -143,8 +143,13 @@ public actor DiskStore: CacheStore {
                     file.map(SQLiteValue.text) ?? .null, .integer(Int64(entry.body.count)),
                     .integer(EntryCoding.checksum(entry.body)), .real(entry.storedAt.timeIntervalSince1970),
                     entry.expiresAt.map { .real($0.timeIntervalSince1970) } ?? .null,
-                    .real(Date().timeIntervalSince1970), .integer(Int64(entry.size))
+                    .real(Date().timeIntervalSince1970), .integer(Int64(entry.size)),
+                    .blob(EntryCoding.encode(entry.tags))
                 ).run()
+                for tag in entry.tags {
+                    try database.statement("INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?1, ?2)")
+                        .bind(.text(tag.digest), .text(key.digest)).run()
+                }
                 obsolete += try evict(database)
                 return obsolete
             }
@@ -186,6 +191,22 @@ public actor DiskStore: CacheStore {
         }
         for name in files { DiskFiles.remove(name, in: directory) }
         try removeOrphanedFiles()
+        return count
+    }
+
+    /// Removes the entries tagged `tag` and their body files. - Returns: How many.
+    @discardableResult
+    public func removeEntries(tagged tag: CacheTag) throws(CacheStoreError) -> Int {
+        let (count, files) = try write { database throws(SQLiteError) -> (Int, [String]) in
+            let select = try database.statement("SELECT key FROM entry_tags WHERE tag = ?1")
+            try select.bind(.text(tag.digest))
+            var keys: [String] = []
+            while try select.step() { keys.append(select.text(0) ?? "") }
+            var files: [String] = []
+            for key in keys { files += try Self.delete(key, database) }
+            return (keys.count, files)
+        }
+        for name in files { DiskFiles.remove(name, in: directory) }
         return count
     }
 
@@ -338,6 +359,7 @@ private struct StoredRow {
     let bodyCheck: Int64
     let storedAt: Double
     let expiresAt: Double?
+    let tags: [UInt8]?
 
     init(_ statement: SQLiteStatement) {
         status = statement.integer(0)
@@ -349,12 +371,14 @@ private struct StoredRow {
         bodyCheck = statement.integer(6)
         storedAt = statement.real(7)
         expiresAt = statement.isNull(8) ? nil : statement.real(8)
+        tags = statement.blob(9)
     }
 
     /// The entry, or `nil` when anything about the row or its file is wrong.
     func entry(in directory: URL) -> CacheEntry? {
         guard (100...599).contains(status), let fields = fields.flatMap(EntryCoding.decodeFields),
-            let vary = vary.flatMap(EntryCoding.decodeFields)
+            let vary = vary.flatMap(EntryCoding.decodeFields),
+            let tags = EntryCoding.decodeTags(self.tags ?? [])
         else { return nil }
         let bytes: [UInt8]?
         switch (body, bodyFile) {
@@ -368,6 +392,6 @@ private struct StoredRow {
         return CacheEntry(
             status: Int(status), headerFields: fields, body: bytes,
             storedAt: Date(timeIntervalSince1970: storedAt),
-            expiresAt: expiresAt.map { Date(timeIntervalSince1970: $0) }, variantFields: vary)
+            expiresAt: expiresAt.map { Date(timeIntervalSince1970: $0) }, variantFields: vary, tags: tags)
     }
 }

@@ -38,6 +38,27 @@ package enum EntryCoding {
         return reader.isAtEnd ? fields : nil
     }
 
+    /// Tags as their digests one after another, 64 bytes each, sorted (so
+    /// that an entry encodes the same way every time).
+    package static func encode(_ tags: Set<CacheTag>) -> [UInt8] {
+        Array(tags.map(\.digest).sorted().joined().utf8)
+    }
+
+    /// The tags `encode` wrote, or `nil` for anything else.
+    package static func decodeTags(_ bytes: some Collection<UInt8>) -> Set<CacheTag>? {
+        guard bytes.count % 64 == 0 else { return nil }
+        var tags = Set<CacheTag>()
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            guard let tag = CacheTag(digest: String(decoding: rest.prefix(64), as: UTF8.self)) else {
+                return nil
+            }
+            tags.insert(tag)
+            rest = rest.dropFirst(64)
+        }
+        return tags
+    }
+
     /// FNV-1a, 64 bits, as a signed integer for SQLite.
     package static func checksum(_ bytes: [UInt8]) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

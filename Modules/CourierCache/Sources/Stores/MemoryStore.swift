@@ -114,6 +114,18 @@ public final class MemoryStore: CacheStore {
         }
     }
 
+    /// Removes the entries tagged `tag`: a walk over every entry.
+    @discardableResult
+    public func removeEntries(tagged tag: CacheTag) async throws(CacheStoreError) -> Int {
+        remove(tagged: tag)
+    }
+
+    /// Removes the entries tagged `tag`. Never suspends.
+    @discardableResult
+    public func remove(tagged tag: CacheTag) -> Int {
+        table.withLock { table in table.removeAll { $0.entry.tags.contains(tag) } }
+    }
+
     /// The bytes the entries take.
     public func totalSize() async throws(CacheStoreError) -> Int {
         table.withLock { $0.totalCost }
