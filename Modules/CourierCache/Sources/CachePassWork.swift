@@ -88,18 +88,23 @@ final class CachePassWork: CachePass {
         {
             entry = nil
         }
-        let stored = freshness(of: entry, request: head, now: now)
+        let requestControl = CacheControl(request: head.headerFields)
+        let stored = freshness(of: entry, request: requestControl, now: now)
+        // RFC 9111 §5.2.1.7: a stored response, or a 504 — never the network.
+        let onlyIfCached =
+            policy.followsHTTPHeaders && requestControl.onlyIfCached && call.role != .backgroundRefresh
         let canRevalidate =
             policy.followsHTTPHeaders && (entry?.entityTag != nil || entry?.lastModified != nil)
         let action = CacheReadDecision.decide(
             mode: policy.read, role: call.role, stored: stored, canRevalidate: canRevalidate)
         guard let entry else {
             if call.role != .backgroundRefresh { countMiss() }
-            return .network([:])
+            return onlyIfCached ? .generated(Self.gatewayTimeout) : .network([:])
         }
         switch action {
         case .network(let revalidate):
             if call.role != .backgroundRefresh { countMiss() }
+            if onlyIfCached { return .generated(Self.gatewayTimeout) }
             if policy.followsHTTPHeaders { state.withLock { $0.fallback = entry } }
             return .network(revalidate ? revalidation(of: entry) : [:])
         case .answer(let refresh):
@@ -225,10 +230,9 @@ final class CachePassWork: CachePass {
         return .success((key, digest != nil))
     }
 
-    /// What `entry` may be used for now.
-    private func freshness(of entry: CacheEntry?, request: HTTPRequest, now: Date) -> StoredState {
+    /// What `entry` may be used for now, for a request with `control`.
+    private func freshness(of entry: CacheEntry?, request control: CacheControl, now: Date) -> StoredState {
         guard let entry else { return .absent }
-        let control = CacheControl(request.headerFields)
         if policy.followsHTTPHeaders {
             return Freshness.state(of: entry, request: control, now: now, shared: cache.sharing.isShared)
         }
@@ -279,7 +283,8 @@ final class CachePassWork: CachePass {
         let now = cache.clock.date
         guard
             Freshness.servesOnError(
-                entry, request: CacheControl(sent.head.headerFields), now: now, shared: cache.sharing.isShared
+                entry, request: CacheControl(request: sent.head.headerFields), now: now,
+                shared: cache.sharing.isShared
             )
         else { return nil }
         cache.counters.count(.staleOnError)
@@ -288,6 +293,13 @@ final class CachePassWork: CachePass {
         var response = StoredResponses.response(entry, now: now)
         response.cacheOrigin = .storage(refresh: false)
         return response
+    }
+
+    /// What `only-if-cached` gets when nothing stored may answer (RFC 9111
+    /// §5.2.1.7): 504 Gateway Timeout, made by the cache.
+    private static var gatewayTimeout: RawResponse {
+        RawResponse(
+            head: HTTPResponse(status: .gatewayTimeout), body: .bytes([]), metrics: TransportMetrics())
     }
 
     /// The statuses RFC 5861 §4 counts as errors.

@@ -21,6 +21,11 @@ struct CacheControl: Equatable {
     var staleWhileRevalidate: Int?
     /// `stale-if-error` (RFC 5861 §4), on a response or a request.
     var staleIfError: Int?
+    /// Request directives (RFC 9111 §5.2.1): `max-stale` (`Int.max` without
+    /// an argument: any staleness), `min-fresh`, `only-if-cached`.
+    var maxStale: Int?
+    var minFresh: Int?
+    var onlyIfCached = false
     /// A `max-age` or `s-maxage` was present but not a number.
     var hasInvalidAge = false
 
@@ -28,6 +33,20 @@ struct CacheControl: Equatable {
     /// (`must-revalidate`; `proxy-revalidate` in a shared cache).
     func forbidsStale(shared: Bool) -> Bool {
         mustRevalidate || (shared && proxyRevalidate)
+    }
+
+    /// A request's directives: without a `Cache-Control` field, `Pragma:
+    /// no-cache` counts as `Cache-Control: no-cache` (RFC 9111 §5.4).
+    init(request fields: HTTPFields) {
+        self.init(fields)
+        if fields[.cacheControl] == nil,
+            fields.contains(where: { field in
+                field.name.canonicalName == "pragma"
+                    && Self.directives(field.value).contains { $0.name == "no-cache" }
+            })
+        {
+            noCache = true
+        }
     }
 
     init(_ fields: HTTPFields) {
@@ -50,6 +69,10 @@ struct CacheControl: Equatable {
         case "s-maxage": sharedMaxAge = seconds(argument)
         case "stale-while-revalidate": staleWhileRevalidate = seconds(argument, invalidAgeIfMalformed: false)
         case "stale-if-error": staleIfError = seconds(argument, invalidAgeIfMalformed: false)
+        case "max-stale":
+            maxStale = argument == nil ? Int.max : seconds(argument, invalidAgeIfMalformed: false)
+        case "min-fresh": minFresh = seconds(argument, invalidAgeIfMalformed: false)
+        case "only-if-cached": onlyIfCached = true
         default: break
         }
     }

@@ -56,7 +56,14 @@ enum Freshness {
         let age = age(of: entry, now: now)
         if request.noCache { return .stale }
         if let limit = request.maxAge, age > TimeInterval(limit) { return .stale }
+        if let margin = request.minFresh, age + TimeInterval(margin) >= lifetime { return .stale }
         if age < lifetime { return .fresh }
+        // The client takes it stale (max-stale), unless the response forbids that.
+        if let tolerance = request.maxStale, !control.forbidsStale(shared: shared), !control.noCache,
+            tolerance == Int.max || age < lifetime + TimeInterval(tolerance)
+        {
+            return .fresh
+        }
         if !control.forbidsStale(shared: shared), !control.noCache, let grace = control.staleWhileRevalidate,
             age < lifetime + TimeInterval(grace)
         {

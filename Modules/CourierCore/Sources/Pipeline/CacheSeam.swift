@@ -61,6 +61,10 @@ package enum CacheRead: Sendable {
     /// Deliver this stored response first (validated and decoded), then
     /// send, with these fields added.
     case deliverFirst(RawResponse, then: HTTPFields)
+    /// Answer the pass with this response the cache made, not a stored one
+    /// (a 504 for `only-if-cached` with nothing usable): no attempt is
+    /// made, and nothing is stored or dropped for it.
+    case generated(RawResponse)
 }
 
 /// The cache's work in one pass: one object per pass, shared by the stage

@@ -35,6 +35,8 @@ extension CallPipeline {
         case .answer(var stored, let refresh):
             stored.cacheOrigin = .storage(refresh: refresh)
             return stored
+        case .generated(let response):
+            return response
         case .deliverFirst(var stored, let fields):
             stored.cacheOrigin = .storage(refresh: false)
             if let deliver = state.plan.call.deliverStored { _ = await deliver(stored, state) }
