@@ -117,11 +117,14 @@ final class CachePassWork: CachePass {
         }
     }
 
-    func received(_ result: Result<RawResponse, CourierError>, sent: OutgoingRequest) async
-        -> Result<RawResponse, CourierError>
-    {
+    func received(_ result: Result<RawResponse, CourierError>, sent: OutgoingRequest) async -> CacheReceipt {
         let (key, revalidating) = state.withLock { ($0.key, $0.revalidating) }
         if let entry = revalidating, let notModified = Self.notModified(result) {
+            state.withLock { $0.revalidating = nil }
+            // A 304 for another representation updates nothing (RFC 9111 §4.3.4).
+            guard StoredResponses.isUpdatable(entry, by: notModified) else {
+                return .resend(without: [.ifNoneMatch, .ifModifiedSince])
+            }
             let refreshed = StoredResponses.refreshed(
                 entry, by: notModified, rules: rules, now: cache.clock.date)
             state.withLock { $0.candidate = .revalidated(refreshed) }
@@ -129,14 +132,14 @@ final class CachePassWork: CachePass {
             var response = StoredResponses.response(refreshed, now: nil)
             response.metrics = notModified.metrics
             response.cacheOrigin = .revalidated
-            return .success(response)
+            return .result(.success(response))
         }
         if let fallback = state.withLock({ $0.fallback }),
             let stale = staleOnError(result, fallback, sent: sent)
         {
-            return .success(stale)
+            return .result(.success(stale))
         }
-        guard case .success(var response) = result else { return result }
+        guard case .success(var response) = result else { return .result(result) }
         response.cacheOrigin = .network
         if key != nil { state.withLock { $0.candidate = .network(response, sent.head) } }
         if policy.followsHTTPHeaders, !InvalidationPass.safeMethods.contains(sent.head.method),
@@ -144,7 +147,7 @@ final class CachePassWork: CachePass {
         {
             cache.invalidate(after: sent.head, response)
         }
-        return .success(response)
+        return .result(.success(response))
     }
 
     func decoded(_ model: any Sendable) {

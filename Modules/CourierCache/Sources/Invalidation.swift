@@ -55,13 +55,11 @@ final class InvalidationPass: CachePass {
 
     func read(_ request: OutgoingRequest, identity: PassIdentity) async -> CacheRead { .network([:]) }
 
-    func received(_ result: Result<RawResponse, CourierError>, sent: OutgoingRequest) async
-        -> Result<RawResponse, CourierError>
-    {
+    func received(_ result: Result<RawResponse, CourierError>, sent: OutgoingRequest) async -> CacheReceipt {
         if case .success(let response) = result, (200..<400).contains(response.statusCode) {
             cache.invalidate(after: sent.head, response)
         }
-        return result
+        return .result(result)
     }
 
     func decoded(_ model: any Sendable) {}

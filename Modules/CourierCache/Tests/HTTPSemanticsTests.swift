@@ -20,7 +20,10 @@ struct HTTPSemanticsTests {
         Origin { head, number in
             let conditional = head.headerFields[.ifNoneMatch] ?? head.headerFields[.ifModifiedSince]
             if conditional == validator.value {
-                return .response(status: 304, headers: [.cacheControl: control, .eTag: #""v1""#])
+                // The 304 names the representation it confirms (RFC 9110 §15.4.5).
+                return .response(
+                    status: 304,
+                    headers: HTTPFields([HTTPField(name: .cacheControl, value: control), validator]))
             }
             return .json(
                 #"{"id": 7, "name": "v\#(number)"}"#,

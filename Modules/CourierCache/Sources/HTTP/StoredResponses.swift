@@ -102,12 +102,35 @@ enum StoredResponses {
     {
         var refreshed = entry
         let update = kept(notModified.headerFields, sensitive: rules.sensitiveFields)
-        for name in Set(update.map(\.name)) where name != .contentLength {
+        // Not Content-Length, nor Content-Encoding: the stored body is the
+        // decoded one, and a 304 cannot change what it is (§3.2).
+        for name in Set(update.map(\.name)) where name != .contentLength && name != .contentEncoding {
             refreshed.headerFields[values: name] = update[values: name]
         }
         refreshed.storedAt = now
         refreshed.expiresAt = expiration(of: refreshed, rules: rules, now: now)
         return refreshed
+    }
+
+    /// Whether a 304 may update `entry` (§4.3.4): its strong `ETag` must be
+    /// the stored one, a weak `ETag` must match it weakly, and without an
+    /// `ETag` a `Last-Modified` must not differ. Otherwise the 304 is about
+    /// another representation, and a cache MUST NOT use it to update.
+    static func isUpdatable(_ entry: CacheEntry, by notModified: RawResponse) -> Bool {
+        if let tag = notModified.headerFields[.eTag] {
+            guard let stored = entry.entityTag else { return false }
+            if tag.hasPrefix("W/") { return opaque(tag) == opaque(stored) }
+            return !stored.hasPrefix("W/") && stored == tag
+        }
+        if let modified = notModified.headerFields[.lastModified], let stored = entry.lastModified {
+            return HTTPDate.parse(modified) == HTTPDate.parse(stored)
+        }
+        return true
+    }
+
+    /// An entity tag without its weakness mark.
+    private static func opaque(_ tag: String) -> Substring {
+        tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
     }
 
     /// Whether `entry` is the variant for a request with `fields` (§4.1).

@@ -67,6 +67,15 @@ package enum CacheRead: Sendable {
     case generated(RawResponse)
 }
 
+/// What the cache made of the network's result.
+package enum CacheReceipt: Sendable {
+    /// The pass's result.
+    case result(Result<RawResponse, CourierError>)
+    /// A 304 that cannot update the stored response (RFC 9111 §4.3.4): send
+    /// the request again without these fields (the validators).
+    case resend(without: [HTTPField.Name])
+}
+
 /// The cache's work in one pass: one object per pass, shared by the stage
 /// inside the per-call chain and the decoding stage after it.
 package protocol CachePass: AnyObject, Sendable {
@@ -75,9 +84,10 @@ package protocol CachePass: AnyObject, Sendable {
     /// (undeclared: the pass must neither read nor write).
     func read(_ request: OutgoingRequest, identity: PassIdentity) async -> CacheRead
     /// Stage 4½, after the attempt loop: the network's result for what was
-    /// sent; a 304 to a revalidation becomes the stored response refreshed.
-    func received(_ result: Result<RawResponse, CourierError>, sent: OutgoingRequest) async
-        -> Result<RawResponse, CourierError>
+    /// sent; a 304 to a revalidation becomes the stored response refreshed,
+    /// or — when it names another representation — asks for the request
+    /// again, unconditionally.
+    func received(_ result: Result<RawResponse, CourierError>, sent: OutgoingRequest) async -> CacheReceipt
     /// Stage 8 decoded `model` from the network's response (or a
     /// revalidated one): keep the response if the rules allow.
     func decoded(_ model: any Sendable)

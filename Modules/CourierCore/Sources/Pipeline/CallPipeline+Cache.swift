@@ -44,13 +44,24 @@ extension CallPipeline {
         case .network(let fields):
             sent.head.headerFields.setAll(fields)
         }
-        let result: Result<RawResponse, CourierError>
-        do throws(CourierError) {
-            result = .success(try await next(sent))
-        } catch {
-            result = .failure(error)
+        // At most twice: a 304 that names another representation than the
+        // stored one is answered by the request again, unconditionally.
+        for _ in 0..<2 {
+            let result: Result<RawResponse, CourierError>
+            do throws(CourierError) {
+                result = .success(try await next(sent))
+            } catch {
+                result = .failure(error)
+            }
+            switch await stage.received(result, sent: sent) {
+            case .result(let settled): return try settled.get()
+            case .resend(let validators):
+                for name in validators { sent.head.headerFields[name] = nil }
+            }
         }
-        return try await stage.received(result, sent: sent).get()
+        throw CourierError(
+            .cache, stage: .cache, message: "the server answered an unconditional request with a 304",
+            request: sent.head)
     }
 
     /// 8½, for a pass the cache took part in: a stored answer that no longer
