@@ -78,15 +78,20 @@ final class CachePassWork: CachePass {
             || (call.role == .backgroundRefresh && policy.followsHTTPHeaders)
         guard reads else { return .network([:]) }
         let now = cache.clock.date
-        // Memory first, without suspending; the disk only on a miss.
-        var entry = cache.memory?.cachedEntry(for: key, now: now)
-        if entry == nil {
-            entry = await cache.diskLookup(key, now: now, promote: policy.write.contains(.memory))
-        }
+        var entry = await lookup(key, now: now)
         if let stored = entry,
             !StoredResponses.matches(stored, head.headerFields, sensitive: cache.sensitiveFields)
         {
+            // Not the most recent variant: perhaps one kept beside it.
             entry = nil
+            if let slot = StoredResponses.variantKey(
+                of: key, for: stored, head.headerFields, slots: policy.variants,
+                sensitive: cache.sensitiveFields),
+                let variant = await lookup(slot, now: now),
+                StoredResponses.matches(variant, head.headerFields, sensitive: cache.sensitiveFields)
+            {
+                entry = variant
+            }
         }
         let requestControl = CacheControl(request: head.headerFields)
         let stored = freshness(of: entry, request: requestControl, now: now)
@@ -173,6 +178,11 @@ final class CachePassWork: CachePass {
             }
         }
         cache.write(entry, for: key, to: policy.write)
+        // A response with Vary is also kept in its variant's place, so that
+        // the next variant stored under the key does not replace it.
+        if let slot = StoredResponses.variantKey(of: key, storing: entry, slots: policy.variants) {
+            cache.write(entry, for: slot, to: policy.write)
+        }
         report(.stored)
     }
 
@@ -192,6 +202,13 @@ final class CachePassWork: CachePass {
     }
 
     // MARK: - Steps
+
+    /// The entry under `key`: memory first, without suspending; the disk
+    /// only on a miss.
+    private func lookup(_ key: CacheKey, now: Date) async -> CacheEntry? {
+        if let entry = cache.memory?.cachedEntry(for: key, now: now) { return entry }
+        return await cache.diskLookup(key, now: now, promote: policy.write.contains(.memory))
+    }
 
     private func countHit() {
         cache.counters.count(.hit)

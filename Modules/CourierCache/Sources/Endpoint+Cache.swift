@@ -93,6 +93,7 @@ struct ResolvedCachePolicy: Sendable {
     let shouldStore: (@Sendable (any Sendable) -> Bool)?
     /// The policy's ``CachePolicy/tags``, as tags.
     let tags: [CacheTag]
+    let variants: Int
 
     init(_ defaults: CachePolicy, _ overrides: CacheOverrides?) {
         var policy = overrides?.policy ?? defaults
@@ -106,5 +107,6 @@ struct ResolvedCachePolicy: Sendable {
         storesCredentialedResponses = policy.storesCredentialedResponses
         shouldStore = overrides?.shouldStore
         tags = policy.tags.map(CacheTag.init)
+        variants = policy.variants
     }
 }

@@ -133,6 +133,33 @@ enum StoredResponses {
         tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
     }
 
+    /// Where the variant of `entry` for a request with `fields` would be
+    /// kept beside the one under `key` (the most recent): one of `slots`
+    /// keys, chosen by the request's values of the fields `entry` varies on.
+    /// `nil` when `entry` varies on nothing (or on `*`). Two variants that
+    /// share a slot replace each other — a miss, never a wrong answer: the
+    /// entry read from a slot is matched like any other.
+    static func variantKey(
+        of key: CacheKey, for entry: CacheEntry, _ fields: HTTPFields, slots: Int,
+        sensitive: Set<HTTPField.Name>
+    ) -> CacheKey? {
+        guard let names = varyNames(entry.headerFields), !names.isEmpty else { return nil }
+        return variantKey(of: key, values: variant(names, of: fields, sensitive: sensitive), slots: slots)
+    }
+
+    /// The place of the stored `entry`'s own variant (see above).
+    static func variantKey(of key: CacheKey, storing entry: CacheEntry, slots: Int) -> CacheKey? {
+        guard let names = varyNames(entry.headerFields), !names.isEmpty else { return nil }
+        return variantKey(of: key, values: entry.variantFields, slots: slots)
+    }
+
+    private static func variantKey(of key: CacheKey, values: HTTPFields, slots: Int) -> CacheKey? {
+        guard slots > 0 else { return nil }
+        let digest = SHA256.hex(EntryCoding.encode(values))
+        let slot = (UInt64(digest.suffix(15), radix: 16) ?? 0) % UInt64(slots)
+        return CacheKey(hashing: "\(key.digest)\nvariant \(slot)")
+    }
+
     /// Whether `entry` is the variant for a request with `fields` (§4.1).
     static func matches(_ entry: CacheEntry, _ fields: HTTPFields, sensitive: Set<HTTPField.Name>) -> Bool {
         guard let names = varyNames(entry.headerFields) else { return false }
@@ -168,7 +195,7 @@ enum StoredResponses {
     }
 
     /// The field names `Vary` lists, lowercased and sorted; `nil` for `*`.
-    private static func varyNames(_ fields: HTTPFields) -> [HTTPField.Name]? {
+    static func varyNames(_ fields: HTTPFields) -> [HTTPField.Name]? {
         var names: [HTTPField.Name] = []
         for value in fields[values: .vary] {
             for item in value.split(separator: ",") {

@@ -39,6 +39,11 @@ public struct CachePolicy: Sendable {
     /// (``ResponseCache/removeAll(tagged:)``): `["catalog"]` on every
     /// endpoint a catalogue update makes out of date.
     public var tags: Set<String>
+    /// How many variants of one URL (responses with `Vary`: one per
+    /// `Accept-Language`, say) are kept besides the most recent: 8 by
+    /// default; 0 keeps only the most recent. Variants that fall into the
+    /// same one of these places replace each other.
+    public var variants: Int
 
     /// The default expiry: five minutes. Long enough that a screen opened
     /// twice in a row reads from the cache, short enough that
@@ -50,9 +55,11 @@ public struct CachePolicy: Sendable {
     public init(
         read: CacheReadMode = .none, write: CacheWriteTier = .memoryAndDisk,
         expiry: CacheExpiry = CachePolicy.defaultExpiry, followsHTTPHeaders: Bool = false,
-        key: CacheKeyRule = .standard, storesCredentialedResponses: Bool = false, tags: Set<String> = []
+        key: CacheKeyRule = .standard, storesCredentialedResponses: Bool = false, tags: Set<String> = [],
+        variants: Int = 8
     ) {
         self.tags = tags
+        self.variants = max(0, variants)
         self.read = read
         self.write = write
         self.expiry = expiry
