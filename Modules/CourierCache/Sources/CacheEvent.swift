@@ -81,6 +81,10 @@ public enum CacheSkip: Error, Sendable, Hashable, CustomStringConvertible {
     case bodyNotInMemory
     /// A 206: an incomplete response, which this cache does not keep.
     case partialContent
+    /// A status this cache must not store: a 304 to the caller's own
+    /// conditional request, or a status it does not know under
+    /// `must-understand`.
+    case unstorableStatus(Int)
     /// The endpoint's `shouldStore` predicate refused the decoded model.
     case refusedByPredicate
 
@@ -114,6 +118,9 @@ public enum CacheSkip: Error, Sendable, Hashable, CustomStringConvertible {
             return "not stored: the body was not kept in memory"
         case .partialContent:
             return "not stored: a 206 is part of a response, and only whole responses are kept"
+        case .unstorableStatus(let status):
+            return
+                "not stored: status \(status) is not a response this cache keeps (a 304, or unknown with must-understand)"
         case .refusedByPredicate:
             return "not stored: the endpoint's shouldStore refused the model"
         }

@@ -26,6 +26,8 @@ struct CacheControl: Equatable {
     var maxStale: Int?
     var minFresh: Int?
     var onlyIfCached = false
+    /// `must-understand` (§5.2.2.3).
+    var mustUnderstand = false
     /// A `max-age` or `s-maxage` was present but not a number.
     var hasInvalidAge = false
 
@@ -73,6 +75,7 @@ struct CacheControl: Equatable {
             maxStale = argument == nil ? Int.max : seconds(argument, invalidAgeIfMalformed: false)
         case "min-fresh": minFresh = seconds(argument, invalidAgeIfMalformed: false)
         case "only-if-cached": onlyIfCached = true
+        case "must-understand": mustUnderstand = true
         default: break
         }
     }

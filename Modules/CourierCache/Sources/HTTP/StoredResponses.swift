@@ -28,8 +28,18 @@ enum StoredResponses {
         // An incomplete response answers only a matching range request
         // (RFC 9111 §3.3–3.4); this cache keeps complete responses only.
         if response.statusCode == 206 { return .failure(.partialContent) }
+        // A 304 the caller's own condition got is no response to keep (§3).
+        if response.statusCode == 304 { return .failure(.unstorableStatus(304)) }
         let control = CacheControl(response.headerFields)
-        if control.noStore || CacheControl(request.headerFields).noStore { return .failure(.noStore) }
+        // must-understand (§5.2.2.3): only a status whose caching rules this
+        // cache follows is stored — and then no-store, meant for caches that
+        // do not understand, is set aside.
+        if control.mustUnderstand, !understood.contains(response.statusCode) {
+            return .failure(.unstorableStatus(response.statusCode))
+        }
+        if (control.noStore && !control.mustUnderstand) || CacheControl(request.headerFields).noStore {
+            return .failure(.noStore)
+        }
         guard let variantNames = varyNames(response.headerFields) else { return .failure(.varyAll) }
         if rules.shared {
             if control.isPrivate { return .failure(.privateInSharedCache) }
@@ -170,6 +180,12 @@ enum StoredResponses {
     static let heuristicallyCacheable: Set<Int> = [
         200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501,
     ]
+
+    /// The status codes RFC 9110 defines: the ones whose caching
+    /// requirements this cache follows, for `must-understand`.
+    static let understood: Set<Int> = Set(
+        [200, 201, 202, 203, 204, 205, 300, 301, 302, 303, 305, 307, 308]
+            + Array(400...417) + [421, 422, 426] + Array(500...505))
 
     /// Fields about one connection, never stored (RFC 9110 §7.6.1).
     private static let hopByHop: Set<HTTPField.Name> = [
