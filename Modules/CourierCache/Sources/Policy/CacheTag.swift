@@ -10,7 +10,7 @@ import HTTPTypes
 ///   successful unsafe request invalidates every stored response to that
 ///   URI, each variant and each user's (RFC 9111 §4.4);
 /// - its **endpoint** — node, method, route with its values and query
-///   parameters — for ``ResponseCache/remove(_:)``;
+///   parameters — for `ResponseCache.remove(endpoint)`;
 /// - each **path prefix** at a segment boundary (`/v1`, `/v1/users`,
 ///   `/v1/users/7` on its origin), for ``ResponseCache/removeAll(under:)``;
 /// - the names in its endpoint's ``CachePolicy/tags``.
@@ -49,7 +49,7 @@ public struct CacheTag: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The tag of an endpoint's calls: its node, method, route with values,
-    /// and query parameters — what ``ResponseCache/remove(_:)`` is given.
+    /// and query parameters — what `ResponseCache.remove(endpoint)` is given.
     static func endpoint(_ spec: EndpointSpec) -> CacheTag {
         var name = "\(spec.node.name)\n\(spec.route.method.rawValue) \(spec.route.path.escaped)"
         if !spec.query.pairs.isEmpty {
