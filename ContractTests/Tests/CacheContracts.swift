@@ -11,7 +11,8 @@ import Testing
 /// server's journal.
 struct CacheContracts {
     static func client(_ kind: ContractTransport, _ cache: ResponseCache, token: String? = nil) -> APIClient {
-        var configuration = APIClient.Configuration(transport: kind.transport, decoder: .codable)
+        var configuration = APIClient.Configuration(
+            transport: kind.transport, decoder: .codable, timeout: contractSafetyNet)
         if let token { configuration.callInterceptors = [.bearer { token }] }
         configuration.cache = cache
         return APIClient(configuration: configuration)

@@ -11,7 +11,8 @@ import Testing
 /// keeps nothing, and a shared cache keeps two jars' users apart.
 struct CookieContracts {
     static func client(_ kind: ContractTransport, jar: CookieJar?, cache: ResponseCache? = nil) -> APIClient {
-        var configuration = APIClient.Configuration(transport: kind.transport, decoder: .codable)
+        var configuration = APIClient.Configuration(
+            transport: kind.transport, decoder: .codable, timeout: contractSafetyNet)
         configuration.cookies = jar
         if let cache { configuration.cache = cache }
         return APIClient(configuration: configuration)

@@ -177,7 +177,8 @@ struct FlowContracts {
     static func client(_ kind: ContractTransport, _ group: ConcurrencyGroup) -> APIClient {
         APIClient(
             configuration: .init(
-                transport: kind.transport, decoder: .codable, clock: TestClock(), concurrencyGroup: group))
+                transport: kind.transport, decoder: .codable, timeout: contractSafetyNet, clock: TestClock(),
+                concurrencyGroup: group))
     }
 
     @Test(arguments: ContractTransport.allCases)
@@ -208,8 +209,8 @@ struct FlowContracts {
                 let client = APIClient(
                     configuration: .init(
                         transport: kind.transport, decoder: .codable,
-                        retryPolicy: RetryPolicy(maxAttempts: 3, retryIf: { _ in true }), clock: TestClock(),
-                        concurrencyGroup: group))
+                        retryPolicy: RetryPolicy(maxAttempts: 3, retryIf: { _ in true }),
+                        timeout: contractSafetyNet, clock: TestClock(), concurrencyGroup: group))
                 let running = Self.stalled(client, server)
                 try await Self.settle(group, running: 1, queued: 0)
                 let queued = Self.start(client, Self.quick("b", server, .waitUntilAllDone))

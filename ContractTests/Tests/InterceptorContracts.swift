@@ -35,7 +35,7 @@ struct InterceptorContracts {
                         transport: kind.transport, decoder: .codable, attemptInterceptors: [header],
                         parameterInterceptors: [common],
                         retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none),
-                        clock: TestClock()))
+                        timeout: contractSafetyNet, clock: TestClock()))
                 let user = try await client.send(Endpoint<User>(.get("items"), on: server.node()))
                 check(user.id == 7, "decoded \(user)")
                 let journal = try await server.exchanges()

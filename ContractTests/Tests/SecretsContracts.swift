@@ -65,7 +65,7 @@ struct SecretsContracts {
                             AccessTokenPlugin { _, _ in token }, LoggingPlugin(logger: logger),
                             MetricsPlugin(factory: metrics), TracingPlugin(tracer: tracer),
                         ],
-                        cookies: CookieJar()))
+                        timeout: contractSafetyNet, cookies: CookieJar()))
                 let node = server.node()
                 let headers: HTTPFields = [
                     HTTPField.Name("X-API-Key") ?? .authorization: apiKey, .cookie: "pref=\(ownCookie)",
