@@ -101,4 +101,24 @@ struct MemoryTierTests {
         }
         #expect(store.count <= 50)
     }
+
+    /// Removing by tag visits the tag's entries through an index that
+    /// outlives evictions and retagging, and is rebuilt when it outgrows
+    /// the entries: whatever churned, exactly the live tagged entries go.
+    @Test func removingByTagFindsExactlyTheLiveTaggedEntries() {
+        let store = MemoryStore(countLimit: 10)
+        let (odd, even) = (CacheTag("odd"), CacheTag("even"))
+        for number in 0..<3_000 {
+            var value = entry("\(number)")
+            value.tags = [number.isMultiple(of: 2) ? even : odd]
+            store.put(value, for: CacheKey(hashing: "\(number % 40)"))
+        }
+        // The last ten keys written hold 2990…2999: five odd, five even.
+        #expect(store.count == 10)
+        #expect(store.remove(tagged: odd) == 5)
+        #expect(store.count == 5)
+        #expect(store.remove(tagged: odd) == 0)
+        #expect(store.remove(tagged: even) == 5)
+        #expect(store.count == 0)
+    }
 }

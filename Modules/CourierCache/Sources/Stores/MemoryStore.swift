@@ -23,7 +23,30 @@ public final class MemoryStore: CacheStore {
         var heldUntil: Date?
     }
 
-    private let table: Locked<LRUTable<CacheKey, Held>>
+    /// The entries, and the keys of each tag's entries (``remove(tagged:)``
+    /// then visits those, not every entry). The index may still name keys
+    /// since evicted or retagged — each is checked before it is removed —
+    /// and is rebuilt from the entries when it outgrows them fourfold.
+    private struct Storage {
+        var table: LRUTable<CacheKey, Held>
+        var tagged: [CacheTag: Set<CacheKey>] = [:]
+        var indexed = 0
+
+        mutating func index(_ entry: CacheEntry, under key: CacheKey) {
+            for tag in entry.tags where tagged[tag, default: []].insert(key).inserted { indexed += 1 }
+            guard indexed > 4 * max(table.count, 256) else { return }
+            tagged = [:]
+            indexed = 0
+            for key in table.keysByRecency {
+                guard let held = table.peek(key) else { continue }
+                for tag in held.entry.tags where tagged[tag, default: []].insert(key).inserted {
+                    indexed += 1
+                }
+            }
+        }
+    }
+
+    private let storage: Locked<Storage>
     /// How long an entry stays in this tier, whatever its own expiry; `nil`
     /// for as long as the entry lives. In front of a store that other
     /// processes write (``ResponseCache/init(memoryAndShared:memoryTimeToLive:memoryCostLimit:defaults:sharing:sensitiveFields:clock:onStoreError:logger:onEvent:)``),
@@ -45,23 +68,24 @@ public final class MemoryStore: CacheStore {
         costLimit: Int = 16 << 20, countLimit: Int = 10_000, timeToLive: Duration? = nil,
         clock: any CourierClock = SystemClock()
     ) {
-        table = Locked(LRUTable(costLimit: max(0, costLimit), countLimit: max(0, countLimit)))
+        storage = Locked(
+            Storage(table: LRUTable(costLimit: max(0, costLimit), countLimit: max(0, countLimit))))
         self.timeToLive = timeToLive
         self.clock = clock
     }
 
     /// The most bytes its entries may take.
-    public var costLimit: Int { table.withLock { $0.costLimit } }
+    public var costLimit: Int { storage.withLock { $0.table.costLimit } }
     /// How many entries it holds now.
-    public var count: Int { table.withLock { $0.count } }
+    public var count: Int { storage.withLock { $0.table.count } }
 
     /// The entry under `key`, now the most recently used; an expired one (or
     /// one held past ``timeToLive``) is removed and not returned. Never suspends.
     public func cachedEntry(for key: CacheKey, now: Date) -> CacheEntry? {
-        table.withLock { table in
-            guard let held = table.value(for: key) else { return nil }
+        storage.withLock { storage in
+            guard let held = storage.table.value(for: key) else { return nil }
             if held.entry.isExpired(at: now) || held.heldUntil.map({ $0 <= now }) == true {
-                table.removeValue(for: key)
+                storage.table.removeValue(for: key)
                 return nil
             }
             return held.entry
@@ -72,17 +96,18 @@ public final class MemoryStore: CacheStore {
     /// as needed. Never suspends.
     public func put(_ entry: CacheEntry, for key: CacheKey) {
         let heldUntil = timeToLive.map { clock.date.addingTimeInterval($0.seconds) }
-        table.withLock { table in
-            if entry.size > table.costLimit {
-                table.removeValue(for: key)  // the old entry is out of date either way
+        storage.withLock { storage in
+            if entry.size > storage.table.costLimit {
+                storage.table.removeValue(for: key)  // the old entry is out of date either way
             } else {
-                table.insert(Held(entry: entry, heldUntil: heldUntil), for: key, cost: entry.size)
+                storage.table.insert(Held(entry: entry, heldUntil: heldUntil), for: key, cost: entry.size)
+                storage.index(entry, under: key)
             }
         }
     }
 
     /// The keys from the most to the least recently used (for tests and diagnostics).
-    public var keysByRecency: [CacheKey] { table.withLock { $0.keysByRecency } }
+    public var keysByRecency: [CacheKey] { storage.withLock { $0.table.keysByRecency } }
 
     // MARK: - CacheStore
 
@@ -103,18 +128,23 @@ public final class MemoryStore: CacheStore {
 
     /// Removes every entry.
     public func removeAll() async throws(CacheStoreError) {
-        table.withLock { $0.removeAll() }
+        storage.withLock { storage in
+            storage.table.removeAll()
+            storage.tagged = [:]
+            storage.indexed = 0
+        }
     }
 
     /// Removes the entries expired by `now`.
     @discardableResult
     public func removeExpired(now: Date) async throws(CacheStoreError) -> Int {
-        table.withLock { table in
-            table.removeAll { $0.entry.isExpired(at: now) || $0.heldUntil.map { $0 <= now } == true }
+        storage.withLock { storage in
+            storage.table.removeAll { $0.entry.isExpired(at: now) || $0.heldUntil.map { $0 <= now } == true }
         }
     }
 
-    /// Removes the entries tagged `tag`: a walk over every entry.
+    /// Removes the entries tagged `tag`: a visit to each of them, through
+    /// an index of tags.
     @discardableResult
     public func removeEntries(tagged tag: CacheTag) async throws(CacheStoreError) -> Int {
         remove(tagged: tag)
@@ -123,16 +153,25 @@ public final class MemoryStore: CacheStore {
     /// Removes the entries tagged `tag`. Never suspends.
     @discardableResult
     public func remove(tagged tag: CacheTag) -> Int {
-        table.withLock { table in table.removeAll { $0.entry.tags.contains(tag) } }
+        storage.withLock { storage in
+            guard let keys = storage.tagged.removeValue(forKey: tag) else { return 0 }
+            storage.indexed -= keys.count
+            var removed = 0
+            for key in keys where storage.table.peek(key)?.entry.tags.contains(tag) == true {
+                storage.table.removeValue(for: key)
+                removed += 1
+            }
+            return removed
+        }
     }
 
     /// The bytes the entries take.
     public func totalSize() async throws(CacheStoreError) -> Int {
-        table.withLock { $0.totalCost }
+        storage.withLock { $0.table.totalCost }
     }
 
     /// Removes the entry under `key`. Never suspends.
     public func remove(_ key: CacheKey) {
-        table.withLock { _ = $0.removeValue(for: key) }
+        storage.withLock { _ = $0.table.removeValue(for: key) }
     }
 }
