@@ -173,6 +173,8 @@ struct AuthenticatorTests {
         let auth = Authenticator(provider, for: [.api], credential: "old")
         let client = Self.client(server, auth)
         clientBox.withLock { $0 = client }
+        // The box closes a cycle (client → authenticator → provider → box → client): open it at the end.
+        defer { clientBox.withLock { $0 = nil } }
         let reply = try await client.response(Self.endpoint)
         #expect(reply.response?.statusCode == 200)
         let records = server.records.map {
