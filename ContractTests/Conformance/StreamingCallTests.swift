@@ -25,7 +25,7 @@ struct StreamingCallTests {
             "retryMs": 0, "noContentWhenDone": true, "dropAfterEvents": 3000,
             "generate": {"count": 10000, "data": "{n}"}}}},
           {"id": "slow", "request": {"urlPath": "/slow"}, "response": {"eventStream": {
-            "generate": {"count": 200, "data": "tick {n}", "delayMs": 500}}}},
+            "generate": {"count": 2000, "data": "tick {n}", "delayMs": 500}}}},
           {"id": "quiet", "request": {"urlPath": "/quiet"}, "response": {"eventStream": {
             "events": [{"data": "hello"}, {"data": "much later", "delayMs": 600000}]}}},
           {"id": "refused", "request": {"urlPath": "/refused"}, "response": {"status": 403,
@@ -158,13 +158,14 @@ struct StreamingCallTests {
             }
             let error = await #expect(throws: CourierError.self) { try await reader.value }
             #expect(error?.code == .cancelled)
-            // The server saw the connection close, and its plan ended there, long before its 200
-            // ticks (about 4 KB over 100 s) were written.
+            // The server saw the connection close, and its plan ended there, before its 2,000
+            // ticks (about 35 KB over 1,000 s, past the 600 s hang guard) were written: an
+            // event, not a time — a loaded machine that takes long to close still passes.
             let closed = try await server.journal.waitFor(1) {
                 $0.stubID == "slow" && $0.timestamps.connectionClosed != nil
                     && $0.timestamps.responseEnd != nil
             }
-            #expect((closed.first?.bytesWritten ?? .max) < 2_000)
+            #expect((closed.first?.bytesWritten ?? .max) < 30_000)
             #expect(client.runningCalls == 0)
         }
     }
