@@ -17,18 +17,19 @@
             decoder = ContentDecoder.make(for: head.headerFields[values: .contentEncoding])
         }
 
-        /// `chunk`'s bytes, decoded, stopping with ``/CourierCore/TransportError/Code/bodyTooLarge``
-        /// once the body's decoded bytes pass `limit` — before a bomb is
-        /// inflated further.
+        /// `chunk` decoded — `chunk` itself when the body has no coding —
+        /// stopping with ``/CourierCore/TransportError/Code/bodyTooLarge``
+        /// once the decoded bytes pass `limit`, before a bomb is inflated
+        /// further.
         mutating func decode(_ chunk: ByteBuffer, limit: Int64?, what: String) throws(TransportError)
-            -> [UInt8]
+            -> ByteBuffer
         {
-            var output: [UInt8] = []
             guard let decoder else {
-                output = Array(chunk.readableBytesView)
-                try count(output.count, limit: limit, what: what)
-                return output
+                count += Int64(chunk.readableBytes)
+                if let limit, count > limit { throw Self.tooLarge(what, limit) }
+                return chunk
             }
+            var output = ByteBuffer()
             var total = count
             let decoded = chunk.withUnsafeReadableBytes { bytes -> Result<Bool, TransportError> in
                 do throws(TransportError) {
@@ -36,14 +37,14 @@
                         try decoder.decode(bytes) { piece in
                             total += Int64(piece.count)
                             if let limit, total > limit { return false }
-                            output.append(contentsOf: piece)
+                            output.writeBytes(piece)
                             return true
                         })
                 } catch {
                     return .failure(error)
                 }
             }
-            guard try decoded.get() else { throw Self.tooLarge(what, limit) }
+            guard try decoded.get() else { throw Self.tooLarge(what, limit ?? 0) }
             count = total
             return output
         }
@@ -53,13 +54,8 @@
             try decoder?.finish()
         }
 
-        private mutating func count(_ added: Int, limit: Int64?, what: String) throws(TransportError) {
-            count += Int64(added)
-            if let limit, count > limit { throw Self.tooLarge(what, limit) }
-        }
-
-        private static func tooLarge(_ what: String, _ limit: Int64?) -> TransportError {
-            TransportError(.bodyTooLarge, "the \(what) exceeds \(limit ?? 0) bytes")
+        private static func tooLarge(_ what: String, _ limit: Int64) -> TransportError {
+            TransportError(.bodyTooLarge, "the \(what) exceeds \(limit) bytes")
         }
     }
 #endif

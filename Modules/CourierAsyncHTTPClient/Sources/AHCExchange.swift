@@ -135,8 +135,8 @@
         private func read(_ response: HTTPClientResponse, head: HTTPResponse) async throws -> (
             ResponseBody, Int64
         ) {
-            var received: Int64 = 0
             let total = TransferProgress.downloadTotal(of: head.headerFields)
+            var decoding = AHCBodyDecoding(head)
             guard let destination = options.destination else {
                 var bytes: [UInt8] = []
                 if head.headerFields[.contentEncoding] == nil,
@@ -146,9 +146,9 @@
                 {
                     bytes.reserveCapacity(length)
                 }
-                var decoding = AHCBodyDecoding(head)
                 for try await buffer in response.body {
-                    bytes += try decoding.decode(buffer, limit: Int64(options.maxBodySize), what: "body")
+                    let decoded = try decoding.decode(buffer, limit: Int64(options.maxBodySize), what: "body")
+                    decoded.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
                     options.progress?(
                         TransferProgress(direction: .download, completed: decoding.count, total: total))
                 }
@@ -157,22 +157,19 @@
             }
             let file = try DownloadFile(destination, head: head)
             do {
-                var decoding = AHCBodyDecoding(head)
                 for try await buffer in response.body {
-                    let decoded = try decoding.decode(
-                        buffer, limit: options.maxDownloadSize, what: "download")
-                    try await file.write(ByteBuffer(bytes: decoded))
+                    try await file.write(
+                        decoding.decode(buffer, limit: options.maxDownloadSize, what: "download"))
                     options.progress?(
                         TransferProgress(direction: .download, completed: decoding.count, total: total))
                 }
                 try decoding.finish()
-                received = decoding.count
                 let identity = head.headerFields[.contentEncoding] == nil
                 let hasBody =
                     request.head.method != .head && head.status.code != 204 && head.status.code != 304
                 let length = try ResponseHeadCheck.contentLength(head.headerFields[values: .contentLength])
                 let expected = identity && hasBody ? length.map(Int64.init) : nil
-                return (.file(try await file.commit(expectedLength: expected)), received)
+                return (.file(try await file.commit(expectedLength: expected)), decoding.count)
             } catch {
                 file.discard()
                 throw error

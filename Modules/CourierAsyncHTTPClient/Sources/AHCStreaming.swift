@@ -66,7 +66,8 @@
                 var decoding = AHCBodyDecoding(head)
                 do {
                     for try await chunk in body {
-                        try await buffer.write(decoding.decode(chunk, limit: nil, what: "body"))
+                        let decoded = try decoding.decode(chunk, limit: nil, what: "body")
+                        try await buffer.write(Array(decoded.readableBytesView))
                         progress?(
                             TransferProgress(direction: .download, completed: decoding.count, total: total))
                     }

@@ -45,9 +45,15 @@ final class CurlTransfer {
     /// The download progress's total, read from the final head at the first
     /// body byte (a head is whole before its body), not again per chunk.
     private var progressTotal: Int64??
-    /// How the body's content codings are undone, decided at its first
-    /// byte: `.some(nil)` when the bytes pass through as they came.
-    private var decoder: ContentDecoder??
+    /// How the body's content codings are undone, decided at its first byte.
+    private var coding = Coding.undecided
+
+    private enum Coding {
+        case undecided
+        /// The bytes pass through as they came (no coding, or an unknown one).
+        case asSent
+        case decoded(ContentDecoder)
+    }
     var failure: TransportError?
     /// Requests sent so far on a connection: more than one means libcurl is
     /// resending after a reused connection died.
@@ -185,11 +191,11 @@ final class CurlTransfer {
     /// A body's bytes as libcurl read them, still content-coded: decoded
     /// here (``ContentDecoder``), then delivered.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if decoder == nil, let code = head.status {
-            decoder = .some(ContentDecoder.make(for: head.fields[values: .contentEncoding]))
-            if code < 200 { decoder = nil }
+        if case .undecided = coding, let code = head.status, code >= 200 {
+            coding =
+                ContentDecoder.make(for: head.fields[values: .contentEncoding]).map(Coding.decoded) ?? .asSent
         }
-        guard case .some(.some(let decoder)) = decoder else {
+        guard case .decoded(let decoder) = coding else {
             switch deliver(bytes, mayRefuse: true) {
             case .taken: return bytes.count
             case .refused: return Int(CURL_WRITEFUNC_PAUSE)
@@ -370,7 +376,7 @@ final class CurlTransfer {
     func outcome(_ result: CURLcode) -> Result<RawResponse, any Error> {
         if result == CURLE_OK {
             do {
-                if case .some(.some(let decoder)) = decoder { try decoder.finish() }
+                if case .decoded(let decoder) = coding { try decoder.finish() }
             } catch {
                 abandonDownload()
                 return .failure(error)
