@@ -170,7 +170,7 @@ final class CachePassWork: CachePass {
         case .network(let response, let request):
             switch StoredResponses.entry(for: response, to: request, rules: rules, now: now) {
             case .success(var made):
-                made.tags = tags(of: request)
+                made.tags = CacheTag.stored(for: request, endpoint: spec, named: policy.tagNames)
                 entry = made
             case .failure(let reason):
                 report(.skipped(reason))
@@ -269,15 +269,6 @@ final class CachePassWork: CachePass {
             followsHTTPHeaders: policy.followsHTTPHeaders, shared: cache.sharing.isShared,
             credentialed: state.withLock { $0.credentialed }, sensitiveFields: cache.sensitiveFields,
             expiry: policy.expiry)
-    }
-
-    /// The tags a response to `request` is stored with (``CacheTag``).
-    private func tags(of request: HTTPRequest) -> Set<CacheTag> {
-        var tags = Set(CacheTag.prefixes(of: request))
-        tags.insert(.target(of: request))
-        tags.insert(.endpoint(spec))
-        tags.formUnion(policy.tags)
-        return tags
     }
 
     /// The stored `entry`, to answer in place of `result` when that is an

@@ -91,8 +91,8 @@ struct ResolvedCachePolicy: Sendable {
     let followsHTTPHeaders: Bool
     let storesCredentialedResponses: Bool
     let shouldStore: (@Sendable (any Sendable) -> Bool)?
-    /// The policy's ``CachePolicy/tags``, as tags.
-    let tags: [CacheTag]
+    /// The policy's ``CachePolicy/tags`` (hashed only when a response is stored).
+    let tagNames: Set<String>
     let variants: Int
 
     init(_ defaults: CachePolicy, _ overrides: CacheOverrides?) {
@@ -106,7 +106,7 @@ struct ResolvedCachePolicy: Sendable {
         followsHTTPHeaders = policy.read == .http || policy.followsHTTPHeaders
         storesCredentialedResponses = policy.storesCredentialedResponses
         shouldStore = overrides?.shouldStore
-        tags = policy.tags.map(CacheTag.init)
+        tagNames = policy.tags
         variants = policy.variants
     }
 }

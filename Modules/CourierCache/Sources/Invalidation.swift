@@ -28,17 +28,25 @@ extension ResponseCache {
         guard let scheme = request.scheme, let authority = request.authority,
             let base = URL(string: "\(scheme)://\(authority)\(request.path ?? "/")"),
             let resolved = URL(string: reference, relativeTo: base)?.absoluteURL,
-            let components = URLComponents(url: resolved, resolvingAgainstBaseURL: true),
-            let host = components.percentEncodedHost, let targetScheme = components.scheme
-        else { return nil }
-        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        let target = HTTPRequest(
-            method: .get, scheme: targetScheme,
-            authority: components.port.map { "\(host):\($0)" } ?? host,
-            path: path + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
-        guard RequestKey.NormalisedURL.origin(of: target) == RequestKey.NormalisedURL.origin(of: request)
+            let target = HTTPRequest(getting: resolved.absoluteString),
+            RequestKey.NormalisedURL.origin(of: target) == RequestKey.NormalisedURL.origin(of: request)
         else { return nil }
         return target
+    }
+}
+
+extension HTTPRequest {
+    /// A GET of the absolute URL `url` — scheme, host and port, path and
+    /// query — for finding the tags of what is stored there; `nil` for a URL
+    /// without a scheme and a host.
+    init?(getting url: String) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            let host = components.percentEncodedHost, !host.isEmpty
+        else { return nil }
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        self.init(
+            method: .get, scheme: scheme, authority: components.port.map { "\(host):\($0)" } ?? host,
+            path: path + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
     }
 }
 

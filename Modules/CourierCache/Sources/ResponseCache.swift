@@ -176,15 +176,10 @@ public final class ResponseCache: Sendable, ResponseCaching {
     ///   without a scheme and host.
     @discardableResult
     public func removeAll(under prefix: String) async throws(CacheStoreError) -> Int {
-        guard let components = URLComponents(string: prefix), let scheme = components.scheme,
-            let host = components.percentEncodedHost, !host.isEmpty
-        else { throw CacheStoreError(.unsupported, "not an absolute URL: \(prefix)") }
-        let authority = components.port.map { "\(host):\($0)" } ?? host
-        let head = HTTPRequest(method: .get, scheme: scheme, authority: authority, path: "/")
-        let (normalScheme, normalAuthority) = RequestKey.NormalisedURL.origin(of: head)
-        let path = components.percentEncodedPath
-        return try await remove(
-            tagged: .prefix(origin: "\(normalScheme)://\(normalAuthority)", path: path.isEmpty ? "/" : path))
+        guard let head = HTTPRequest(getting: prefix) else {
+            throw CacheStoreError(.unsupported, "not an absolute URL: \(prefix)")
+        }
+        return try await remove(tagged: .prefix(of: head))
     }
 
     /// Removes every stored response of the endpoints whose policy names
@@ -283,42 +278,33 @@ public final class ResponseCache: Sendable, ResponseCaching {
     func write(_ entry: CacheEntry, for key: CacheKey, to tiers: CacheWriteTier) {
         counters.count(.write)
         if tiers.contains(.memory) { memory?.put(entry, for: key) }
-        if tiers.contains(.disk), let disk {
-            writes.run { [self] in
-                do throws(CacheStoreError) {
-                    try await disk.store(entry, for: key)
-                } catch {
-                    report(error)
-                }
-            }
+        if tiers.contains(.disk) {
+            onDisk { disk throws(CacheStoreError) in try await disk.store(entry, for: key) }
         }
     }
 
     /// Forgets `key` everywhere (a stored response that no longer decodes, an invalidation).
     func forget(_ key: CacheKey) {
         memory?.remove(key)
-        if let disk {
-            writes.run { [self] in
-                do throws(CacheStoreError) {
-                    try await disk.removeEntry(for: key)
-                } catch {
-                    report(error)
-                }
-            }
-        }
+        onDisk { disk throws(CacheStoreError) in try await disk.removeEntry(for: key) }
     }
 
     /// Forgets every entry tagged `tag` (an invalidation): memory at once,
     /// the second tier in the background.
     func forget(tagged tag: CacheTag) {
         memory?.remove(tagged: tag)
-        if let disk {
-            writes.run { [self] in
-                do throws(CacheStoreError) {
-                    try await disk.removeEntries(tagged: tag)
-                } catch {
-                    report(error)
-                }
+        onDisk { disk throws(CacheStoreError) in try await disk.removeEntries(tagged: tag) }
+    }
+
+    /// Runs `work` on the second tier in the background, counted among the
+    /// writes ``settle()`` waits for; a failure is reported, never thrown.
+    private func onDisk(_ work: @escaping @Sendable (any CacheStore) async throws(CacheStoreError) -> Void) {
+        guard let disk else { return }
+        writes.run { [self] in
+            do throws(CacheStoreError) {
+                try await work(disk)
+            } catch {
+                report(error)
             }
         }
     }

@@ -87,49 +87,50 @@ enum RedisScripts {
         return 0
         """
 
-    /// KEYS: sizes, recency, total, expiries, the tag's set. ARGV: entry key prefix.
-    /// Removes the entries the tag's set names, then the set. Returns how
-    /// many were still stored.
-    static let removeTagged = """
-        local removed = 0
-        for _, digest in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+    /// Shared by the scripts whose KEYS begin sizes, recency, total,
+    /// expiries and whose ARGV[1] is the entry key prefix: removes one entry
+    /// and its bookkeeping; true when it was still counted.
+    private static let forget = """
+        local function forget(digest)
           local size = redis.call('HGET', KEYS[1], digest)
           redis.call('DEL', ARGV[1] .. digest)
           redis.call('HDEL', KEYS[1], digest)
           redis.call('ZREM', KEYS[2], digest)
           redis.call('ZREM', KEYS[4], digest)
-          if size then
-            redis.call('DECRBY', KEYS[3], size)
-            removed = removed + 1
-          end
+          if size then redis.call('DECRBY', KEYS[3], size) end
+          return size ~= false
         end
-        redis.call('DEL', KEYS[5])
-        return removed
         """
 
-    /// KEYS: sizes, recency, total, expiries. ARGV: now (seconds), entry key prefix.
+    /// KEYS: sizes, recency, total, expiries, the tag's set. ARGV: entry key prefix.
+    /// Removes the entries the tag's set names, then the set. Returns how
+    /// many were still stored.
+    static let removeTagged =
+        forget + "\n" + """
+            local removed = 0
+            for _, digest in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+              if forget(digest) then removed = removed + 1 end
+            end
+            redis.call('DEL', KEYS[5])
+            return removed
+            """
+
+    /// KEYS: sizes, recency, total, expiries. ARGV: entry key prefix, now (seconds).
     /// Removes the entries expired by `now`, and forgets those the server
     /// dropped itself (its `maxmemory` eviction). Returns how many.
-    static let removeExpired = """
-        local function forget(digest)
-          local size = redis.call('HGET', KEYS[1], digest)
-          redis.call('DEL', ARGV[2] .. digest)
-          redis.call('HDEL', KEYS[1], digest)
-          redis.call('ZREM', KEYS[2], digest)
-          redis.call('ZREM', KEYS[4], digest)
-          if size then redis.call('DECRBY', KEYS[3], size) end
-        end
-        local removed = 0
-        for _, digest in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[1])) do
-          forget(digest)
-          removed = removed + 1
-        end
-        for _, digest in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-          if redis.call('EXISTS', ARGV[2] .. digest) == 0 then
-            forget(digest)
-            removed = removed + 1
-          end
-        end
-        return removed
-        """
+    static let removeExpired =
+        forget + "\n" + """
+            local removed = 0
+            for _, digest in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[2])) do
+              forget(digest)
+              removed = removed + 1
+            end
+            for _, digest in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+              if redis.call('EXISTS', ARGV[1] .. digest) == 0 then
+                forget(digest)
+                removed = removed + 1
+              end
+            end
+            return removed
+            """
 }

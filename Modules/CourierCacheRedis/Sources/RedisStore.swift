@@ -142,7 +142,7 @@ public final class RedisStore: CacheStore {
             .script(
                 source: RedisScripts.removeExpired,
                 keys: [keys.sizes, keys.recency, keys.total, keys.expiries],
-                arguments: [Array(String(now.timeIntervalSince1970).utf8), Array(keys.entryPrefix.utf8)]))
+                arguments: [Array(keys.entryPrefix.utf8), Array(String(now.timeIntervalSince1970).utf8)]))
         return Int(reply.integer ?? 0)
     }
 

@@ -41,9 +41,25 @@ public struct CacheTag: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: - The tags every stored response carries
 
+    /// Every tag a response to `head`, from a call of `spec`, is stored
+    /// with: its target URI, its endpoint, its path's prefixes and `names`.
+    static func stored(for head: HTTPRequest, endpoint spec: EndpointSpec, named names: Set<String>) -> Set<
+        CacheTag
+    > {
+        let url = RequestKey.NormalisedURL(head)
+        var tags = Set(prefixes(of: url))
+        tags.insert(target(of: url))
+        tags.insert(endpoint(spec))
+        for name in names { tags.insert(CacheTag(name)) }
+        return tags
+    }
+
     /// The tag of the request's target URI.
     static func target(of head: HTTPRequest) -> CacheTag {
-        let url = RequestKey.NormalisedURL(head)
+        target(of: RequestKey.NormalisedURL(head))
+    }
+
+    private static func target(of url: RequestKey.NormalisedURL) -> CacheTag {
         let query = url.query.isEmpty ? "" : "?" + url.query.joined(separator: "&")
         return CacheTag(kind: "target", "\(url.scheme)://\(url.authority)\(url.path)\(query)")
     }
@@ -59,22 +75,24 @@ public struct CacheTag: Sendable, Hashable, CustomStringConvertible {
         return CacheTag(kind: "endpoint", name)
     }
 
-    /// The tags of the path's prefixes at each segment boundary on its
-    /// origin, the whole path included: at most 16.
-    static func prefixes(of head: HTTPRequest) -> [CacheTag] {
+    /// The tag ``ResponseCache/removeAll(under:)`` looks for: the path of
+    /// `head` (without a trailing slash, nor the query) on its origin.
+    static func prefix(of head: HTTPRequest) -> CacheTag {
         let url = RequestKey.NormalisedURL(head)
-        return prefixes(origin: "\(url.scheme)://\(url.authority)", path: url.path)
+        return prefix(origin: "\(url.scheme)://\(url.authority)", path: url.path)
     }
 
-    /// The tag ``ResponseCache/removeAll(under:)`` looks for: `path` on
-    /// `origin`, without a trailing slash.
-    static func prefix(origin: String, path: some StringProtocol) -> CacheTag {
+    private static func prefix(origin: String, path: some StringProtocol) -> CacheTag {
         var path = String(path)
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         return CacheTag(kind: "prefix", origin + (path.isEmpty ? "/" : path))
     }
 
-    private static func prefixes(origin: String, path: Substring) -> [CacheTag] {
+    /// The tags of the path's prefixes at each segment boundary on its
+    /// origin, the whole path included: at most 16.
+    private static func prefixes(of url: RequestKey.NormalisedURL) -> [CacheTag] {
+        let origin = "\(url.scheme)://\(url.authority)"
+        let path = url.path
         var tags = [prefix(origin: origin, path: "/")]
         var end = path.startIndex
         while tags.count < 16, end < path.endIndex {

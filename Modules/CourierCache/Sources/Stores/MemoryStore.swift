@@ -33,16 +33,17 @@ public final class MemoryStore: CacheStore {
         var indexed = 0
 
         mutating func index(_ entry: CacheEntry, under key: CacheKey) {
-            for tag in entry.tags where tagged[tag, default: []].insert(key).inserted { indexed += 1 }
+            add(entry.tags, key)
             guard indexed > 4 * max(table.count, 256) else { return }
             tagged = [:]
             indexed = 0
             for key in table.keysByRecency {
-                guard let held = table.peek(key) else { continue }
-                for tag in held.entry.tags where tagged[tag, default: []].insert(key).inserted {
-                    indexed += 1
-                }
+                if let held = table.peek(key) { add(held.entry.tags, key) }
             }
+        }
+
+        private mutating func add(_ tags: Set<CacheTag>, _ key: CacheKey) {
+            for tag in tags where tagged[tag, default: []].insert(key).inserted { indexed += 1 }
         }
     }
 
