@@ -84,17 +84,20 @@ struct CacheLab: Sendable {
         }
     }
 
-    /// Runs `body` with a lab serving `stubs`.
+    /// Runs `body` with a lab serving `stubs` over `kind`, a `sharing`
+    /// cache told of its events by `onEvent`, and a client with `plugins`.
     static func run(
         _ stubs: [Stub], over kind: TransportKind, sharing: CacheSharing = .private,
-        _ body: (CacheLab) async throws -> Void
+        plugins: [any Plugin] = [],
+        onEvent: (@Sendable (CacheEvent) -> Void)? = nil, _ body: (CacheLab) async throws -> Void
     ) async throws {
         let document = try JSONSerialization.data(withJSONObject: ["mappings": stubs.map(\.json)])
         let parsed = try ContractLoader.parse(Array(document), file: "<cache conformance>")
         try await withMockServer(.init(stubs: parsed)) { server async throws in
             let clock = TestClock(startDate: HTTPDate.parse(date) ?? Date(timeIntervalSince1970: 0))
-            let cache = ResponseCache(sharing: sharing, clock: clock)
-            var configuration = APIClient.Configuration(transport: kind.transport, clock: clock)
+            let cache = ResponseCache(sharing: sharing, clock: clock, onEvent: onEvent)
+            var configuration = APIClient.Configuration(
+                transport: kind.transport, plugins: plugins, clock: clock)
             configuration.cache = cache
             configuration.timeout = hangGuard
             let lab = CacheLab(

@@ -76,10 +76,16 @@ extension CacheRequirement {
                 "RFC 9111 §5.2.2.3", .mustNot,
                 "store, under must-understand, a status it does not understand",
                 stubs: [
-                    .versions("d/understand", ["Cache-Control": "max-age=600, must-understand, no-store"])
+                    CacheLab.Stub(
+                        "d/unknown-status",
+                        (1...3).map { (299, ["Cache-Control": "max-age=600, must-understand"], "v\($0)") }),
+                    .versions("d/understand", ["Cache-Control": "max-age=600, must-understand, no-store"]),
                 ]
             ) { lab in
-                // 200 is understood, so no-store is set aside; a 299 would not be stored.
+                // 299 is no status RFC 9110 defines: not stored, whatever its freshness.
+                _ = try await lab.get("d/unknown-status")
+                try lab.require(!(try await lab.get("d/unknown-status")).stored, "a 299 was stored")
+                // 200 is understood, so no-store — meant for caches that do not understand — is set aside.
                 _ = try await lab.get("d/understand")
                 try lab.require(
                     try await lab.get("d/understand").stored, "must-understand with 200 was not stored")

@@ -40,16 +40,26 @@ struct StaleResponseTests {
         var outcomes: [CacheEvent.Outcome] { events.list.withLock { $0.map(\.outcome) } }
     }
 
+    /// A client whose origin answered `user` once with `control` — stored —
+    /// and answers `later` from then on; the clock `seconds` past the store.
+    func stored(
+        _ control: String, then later: StubOutcome, after seconds: Int, plugins: [any Plugin] = []
+    ) async throws -> (client: APIClient, origin: Origin, observed: Observed, clock: TestClock) {
+        let clock = RFC9111LetterTests.clock()
+        let observed = Observed(clock)
+        let origin = Self.origin([("Cache-Control", control)], then: later)
+        let client = makeClient(origin, cache: observed.cache, clock: clock, plugins: plugins)
+        _ = try await client.send(user)
+        clock.advance(by: .seconds(seconds))
+        return (client, origin, observed, clock)
+    }
+
     @Test(arguments: [
         StubOutcome.status(503), .status(500), .failure(.connectionFailed), .failure(.timedOut),
     ])
     func aFailedOriginIsAnsweredWithinStaleIfError(failure: StubOutcome) async throws {
-        let clock = RFC9111LetterTests.clock()
-        let observed = Observed(clock)
-        let origin = Self.origin([("Cache-Control", "max-age=60, stale-if-error=300")], then: failure)
-        let client = makeClient(origin, cache: observed.cache, clock: clock)
-        _ = try await client.send(user)
-        clock.advance(by: .seconds(100))
+        let (client, origin, observed, clock) = try await stored(
+            "max-age=60, stale-if-error=300", then: failure, after: 100)
         let stale = try await client.response(user)
         #expect(stale.model.name == "v1")
         #expect(stale.response?.headerFields[.age] == "100")
@@ -62,12 +72,7 @@ struct StaleResponseTests {
     }
 
     @Test func aRequestMayAllowStaleIfErrorItself() async throws {
-        let clock = RFC9111LetterTests.clock()
-        let cache = ResponseCache(clock: clock)
-        let origin = Self.origin([("Cache-Control", "max-age=60")], then: .status(502))
-        let client = makeClient(origin, cache: cache, clock: clock)
-        _ = try await client.send(user)
-        clock.advance(by: .seconds(100))
+        let client = try await stored("max-age=60", then: .status(502), after: 100).client
         await #expect(throws: CourierError.self) { try await client.send(user) }
         let tolerant = user.adding(headers: [.cacheControl: "stale-if-error=600"])
         #expect(try await client.send(tolerant).name == "v1")
@@ -77,36 +82,22 @@ struct StaleResponseTests {
         "max-age=60, stale-if-error=300, must-revalidate", "max-age=60, stale-if-error=300, no-cache",
     ])
     func mustRevalidateAndNoCacheForbidStaleOnError(control: String) async throws {
-        let clock = RFC9111LetterTests.clock()
-        let cache = ResponseCache(clock: clock)
-        let origin = Self.origin([("Cache-Control", control)], then: .status(503))
-        let client = makeClient(origin, cache: cache, clock: clock)
-        _ = try await client.send(user)
-        clock.advance(by: .seconds(100))
+        let (client, _, observed, _) = try await stored(control, then: .status(503), after: 100)
         await #expect(throws: CourierError.self) { try await client.send(user) }
-        #expect(cache.statistics.staleOnError == 0)
+        #expect(observed.cache.statistics.staleOnError == 0)
     }
 
     /// A 4xx is an answer, not an error RFC 5861 counts: it is the caller's.
     @Test func aClientErrorIsNotAnsweredStale() async throws {
-        let clock = RFC9111LetterTests.clock()
-        let cache = ResponseCache(clock: clock)
-        let origin = Self.origin([("Cache-Control", "max-age=60, stale-if-error=300")], then: .status(404))
-        let client = makeClient(origin, cache: cache, clock: clock)
-        _ = try await client.send(user)
-        clock.advance(by: .seconds(100))
+        let client = try await stored("max-age=60, stale-if-error=300", then: .status(404), after: 100).client
         await #expect(throws: CourierError.self) { try await client.send(user) }
     }
 
     /// `proxy-revalidate` binds shared caches only (RFC 9111 §5.2.2.8).
     @Test func proxyRevalidateDoesNotBindAPrivateCache() async throws {
-        let clock = RFC9111LetterTests.clock()
-        let cache = ResponseCache(clock: clock)
-        let origin = Self.origin(
-            [("Cache-Control", "max-age=60, stale-if-error=300, proxy-revalidate")], then: .status(503))
-        let client = makeClient(origin, cache: cache, clock: clock)
-        _ = try await client.send(user)
-        clock.advance(by: .seconds(100))
+        let client = try await stored(
+            "max-age=60, stale-if-error=300, proxy-revalidate", then: .status(503), after: 100
+        ).client
         #expect(try await client.send(user).name == "v1")
     }
 
@@ -114,14 +105,9 @@ struct StaleResponseTests {
     /// response, and the failure reaches the cache's statistics, its events
     /// and every plugin's `process` hook, marked as a background refresh.
     @Test func aFailedBackgroundRefreshIsReported() async throws {
-        let clock = RFC9111LetterTests.clock()
-        let observed = Observed(clock)
         let seen = RefreshWatcher()
-        let origin = Self.origin(
-            [("Cache-Control", "max-age=60, stale-while-revalidate=600")], then: .status(500))
-        let client = makeClient(origin, cache: observed.cache, clock: clock, plugins: [seen])
-        _ = try await client.send(user)
-        clock.advance(by: .seconds(100))
+        let (client, origin, observed, _) = try await stored(
+            "max-age=60, stale-while-revalidate=600", then: .status(500), after: 100, plugins: [seen])
         #expect(try await client.send(user).name == "v1")
         await observed.cache.settle()
         #expect(origin.count == 2)
