@@ -60,8 +60,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
-        // ThreadSanitizer annotations for CourierCore's lock (weak symbols: no-ops
-        // unless the build is sanitized).
+        // ThreadSanitizer annotations for CourierCore's lock and CourierCurl's
+        // hand-over of a response (weak symbols: no-ops unless the build is
+        // sanitized).
         .target(name: "CCourierSanitizer", path: "Modules/CCourierSanitizer"),
         .target(
             name: "CourierCore",
@@ -118,7 +119,7 @@ let package = Package(
         ),
         .target(
             name: "CourierCurl",
-            dependencies: ["CourierCore", "CCurl", "CourierContentCoding"],
+            dependencies: ["CourierCore", "CCurl", "CCourierSanitizer", "CourierContentCoding"],
             path: "Modules/CourierCurl/Sources"
         ),
         .testTarget(

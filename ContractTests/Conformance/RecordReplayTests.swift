@@ -66,7 +66,7 @@ struct RecordReplayTests {
         ]
     }
 
-    @Test(arguments: [TransportKind.curl, .urlSession])
+    @Test(arguments: TransportKind.among(.curl, .urlSession))
     func aRecordedRunReplaysTheSame(kind: TransportKind) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("recorded-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }

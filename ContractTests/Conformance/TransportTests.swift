@@ -320,6 +320,10 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         }
     }
 
+    /// Those of `kinds` that ``allCases`` includes: for a test that runs
+    /// over some transports only, still limited by `COURIER_TRANSPORTS`.
+    static func among(_ kinds: TransportKind...) -> [TransportKind] { kinds.filter(allCases.contains) }
+
     var testDescription: String { rawValue }
 
     /// Either CurlTransport loop.

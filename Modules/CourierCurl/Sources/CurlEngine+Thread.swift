@@ -165,13 +165,14 @@ extension CurlEngine {
             if transfer.isStreaming {
                 // The head went to the caller already: the body's reader hears the end.
                 transfer.endStream(transfer.outcome(result))
-            } else if let continuation = transfer.continuation {
-                transfer.continuation = nil
+            } else if transfer.continuation != nil {
+                let outcome = transfer.outcome(result)
+                guard let continuation = transfer.handOver() else { continue }
                 if transfer.sentFromEngineThread {
                     // Its task runs here: resuming only queues a job on this thread.
-                    continuation.resume(with: transfer.outcome(result))
+                    continuation.resume(with: outcome)
                 } else {
-                    completed.append((continuation, transfer.outcome(result)))
+                    completed.append((continuation, outcome))
                 }
             }
         }

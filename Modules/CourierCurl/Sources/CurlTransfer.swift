@@ -1,3 +1,4 @@
+import CCourierSanitizer
 import CCurl
 import CourierContentCoding
 import CourierCore
@@ -20,7 +21,8 @@ final class CurlTransfer {
     let request: OutgoingRequest
     let options: TransportOptions
     /// Resumed exactly once, by whoever sets it to nil first (the engine
-    /// thread, or `send` when the engine refuses the transfer).
+    /// thread through ``handOver()``, or `send` when the engine refuses the
+    /// transfer).
     var continuation: CheckedContinuation<RawResponse, any Error>?
     /// Whether the caller's task runs on the engine thread (executor mode).
     var sentFromEngineThread = false
@@ -306,14 +308,13 @@ final class CurlTransfer {
         }
         // The blank line after a final status: a streamed response's head is complete.
         if stream != nil, line.count <= 2, line.allSatisfy({ $0 == 13 || $0 == 10 }),
-            let status = head.status, status >= 200, let continuation
+            let status = head.status, status >= 200, continuation != nil
         {
-            self.continuation = nil
-            continuation.resume(
-                returning: RawResponse(
-                    head: HTTPResponse(
-                        status: .init(code: status, reasonPhrase: head.reason), headerFields: head.fields),
-                    body: .empty, metrics: metrics()))
+            let response = RawResponse(
+                head: HTTPResponse(
+                    status: .init(code: status, reasonPhrase: head.reason), headerFields: head.fields),
+                body: .empty, metrics: metrics())
+            handOver()?.resume(returning: response)
         }
         return true
     }
@@ -396,8 +397,7 @@ final class CurlTransfer {
     /// shut down, or it could not start), if its caller still waits.
     func fail(_ error: any Error) {
         abandonDownload()
-        continuation?.resume(throwing: error)
-        continuation = nil
+        handOver()?.resume(throwing: error)
         stream?.finish(throwing: error)
     }
 
@@ -408,7 +408,26 @@ final class CurlTransfer {
         case .success: stream?.finish()
         case .failure(let error): stream?.finish(throwing: error)
         }
-        continuation?.resume(with: outcome)
-        continuation = nil
+        handOver()?.resume(with: outcome)
+    }
+
+    /// Takes the continuation (nil once taken) to resume it with what this
+    /// thread made for the caller, made before this call.
+    ///
+    /// Tells ThreadSanitizer that those writes happen before the caller's
+    /// reads (``received()``): the Swift runtime announces a continuation's
+    /// resumption only when its task was already waiting, and a response
+    /// resumed before its task reached the `await` was reported as a race on
+    /// every field (swiftlang/swift#57803). A no-op unless sanitized.
+    func handOver() -> CheckedContinuation<RawResponse, any Error>? {
+        guard let continuation else { return nil }
+        self.continuation = nil
+        courier_tsan_release(Unmanaged.passUnretained(self).toOpaque())
+        return continuation
+    }
+
+    /// The caller's half of ``handOver()``, after its continuation returned.
+    func received() {
+        courier_tsan_acquire(Unmanaged.passUnretained(self).toOpaque())
     }
 }

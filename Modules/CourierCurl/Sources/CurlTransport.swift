@@ -209,6 +209,7 @@ public final class CurlTransport: StreamingTransport {
             stream.setHandlers(onDrain: { engine.resume(id) }, onCancel: { engine.cancel(id) })
         }
         let box = UncheckedTransfer(transfer: transfer)
+        defer { transfer.received() }
         return try await options.withCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<RawResponse, any Error>) in

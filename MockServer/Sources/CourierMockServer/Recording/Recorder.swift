@@ -75,6 +75,10 @@ final class Recorder: Sendable {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow, decompression: .disabled)
         configuration.httpVersion = .http1Only
+        // A refused certificate or connection is the client's 502 at once:
+        // async-http-client would otherwise retry the connection until the
+        // connect timeout passed and answer with that instead.
+        configuration.connectionPool.retryConnectionEstablishment = false
         // The connect has the whole exchange's time, not async-http-client's 10 s.
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: Self.timeAmount(options.timeout))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

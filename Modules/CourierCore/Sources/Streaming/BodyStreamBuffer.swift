@@ -32,6 +32,17 @@ public final class BodyStreamBuffer: Sendable {
         var holdWaiters: [CheckedContinuation<Void, Never>] = []
         var onDrain: (@Sendable () -> Void)?
         var onCancel: (@Sendable () -> Void)?
+        /// The reader gave up (``cancel(failing:)``) rather than the body ending.
+        var cancelled = false
+
+        /// Lets go of the transport's hooks once the body has ended: neither
+        /// runs after that, and they hold the transfer, which holds this
+        /// buffer (a cycle that kept a URLSession stream's task, and its
+        /// session, alive for good).
+        mutating func dropHandlers() {
+            onDrain = nil
+            onCancel = nil
+        }
     }
 
     private let state = Locked(State())
@@ -50,10 +61,15 @@ public final class BodyStreamBuffer: Sendable {
     /// reader's thread.
     public func setHandlers(onDrain: @escaping @Sendable () -> Void, onCancel: @escaping @Sendable () -> Void)
     {
-        state.withLock { state in
+        let cancelledAlready = state.withLock { state in
+            // Hooks set after the end are not kept (see `dropHandlers`); a
+            // reader that gave up before they were set still stops the transfer.
+            guard !state.ended else { return state.cancelled }
             state.onDrain = onDrain
             state.onCancel = onCancel
+            return false
         }
+        if cancelledAlready { onCancel() }
     }
 
     /// The most bytes held at once so far: bounded by `highWater` plus one
@@ -126,6 +142,7 @@ public final class BodyStreamBuffer: Sendable {
             guard !state.ended else { return (nil, []) }
             state.ended = true
             state.failure = error
+            state.dropHandlers()
             defer {
                 state.waiter = nil
                 state.holdWaiters = []
@@ -149,11 +166,14 @@ public final class BodyStreamBuffer: Sendable {
             state.writer = nil
             let wasEnded = state.ended
             state.ended = true
+            if !wasEnded { state.cancelled = true }
             state.failure = state.failure ?? error
             state.chunks = []
             state.head = 0
             state.buffered = 0
-            return (waiter, writer, wasEnded ? nil : state.onCancel, holds)
+            let onCancel = wasEnded ? nil : state.onCancel
+            state.dropHandlers()
+            return (waiter, writer, onCancel, holds)
         }
         for hold in holds { hold.resume() }
         waiter?.resume(throwing: error)

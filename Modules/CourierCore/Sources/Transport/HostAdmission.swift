@@ -100,9 +100,11 @@ package final class HostAdmission: Sendable {
         }
         let limit = self.limit
         let expiry = options.timeout.map { timeout in
-            Task { [weak self] in
+            // Holds the admission only until it is cancelled below: no
+            // weak reference, whose side table outlives nothing here.
+            Task {
                 try await Task.sleep(for: timeout)
-                self?.end(
+                self.end(
                     id, origin: origin,
                     with: TransportError(
                         .connectionUnavailable,

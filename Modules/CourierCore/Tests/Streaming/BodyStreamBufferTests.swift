@@ -98,4 +98,39 @@ struct BodyStreamBufferTests {
         await #expect(throws: CancellationError.self) { try await writer.value }
         await #expect(throws: CancellationError.self) { try await buffer.write([3]) }
     }
+
+    /// The hooks hold the transfer, which holds the buffer: once the body has
+    /// ended either way, the buffer lets go of them, or the two keep each
+    /// other (and a URLSession task's whole session) alive.
+    @Test(arguments: [false, true])
+    func theHooksAreReleasedOnceTheBodyEnds(readerCancels: Bool) {
+        final class Transfer: Sendable {}
+        let buffer = BodyStreamBuffer()
+        weak var released: Transfer?
+        do {
+            let transfer = Transfer()
+            released = transfer
+            buffer.setHandlers(onDrain: { _ = transfer }, onCancel: { _ = transfer })
+        }
+        #expect(released != nil)
+        if readerCancels { buffer.cancel() } else { buffer.finish() }
+        #expect(released == nil)
+    }
+
+    /// A reader that gave up before the transport set its hooks still stops
+    /// the transfer: the cancel hook runs at once, and is not kept.
+    @Test func hooksSetAfterTheReaderGaveUpCancelAtOnce() {
+        let buffer = BodyStreamBuffer()
+        buffer.cancel()
+        let hooks = Hooks()
+        hooks.install(on: buffer)
+        #expect(hooks.cancels == 1)
+        buffer.cancel()
+        #expect(hooks.cancels == 1)
+        let finished = BodyStreamBuffer()
+        finished.finish()
+        let quiet = Hooks()
+        quiet.install(on: finished)
+        #expect(quiet.cancels == 0)
+    }
 }
