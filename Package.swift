@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Courier: describe each API once, as a value; Courier builds, sends, retries,
 // validates the envelope and decodes. The libraries, one product per module;
 // the mock server (MockServer/) and the end-to-end suites (ContractTests/)
@@ -81,7 +81,14 @@ let package = Package(
         ),
         .target(
             name: "Courier",
-            dependencies: ["CourierCore", "CourierCodable", "CourierCurl"],
+            dependencies: [
+                "CourierCore", "CourierCodable",
+                // libcurl where the system has it; URLSession on Apple platforms.
+                .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
+                .target(
+                    name: "CourierURLSession",
+                    condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ],
             path: "Modules/Courier/Sources"
         ),
         // The demo client for the shop in ContractTests/Contracts/shop.json.

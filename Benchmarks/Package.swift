@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Benchmarks: a package of its own, so CI never builds the peers it compares against.
 
 import PackageDescription

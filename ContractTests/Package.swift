@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // The end-to-end proof: the contract suite (Tests/, over the contract files in
 // Contracts/), the transport conformance suite (Conformance/) and the mock
 // server's own tests (MockServerTests/). It depends on Courier's libraries

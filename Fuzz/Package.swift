@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // libFuzzer harnesses, in a package of their own: a fuzzer entry point inside
 // the main package breaks its sanitized test builds. One executable per
 // target (libFuzzer allows one entry point per binary); run them with

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // courier-mock: the SwiftNIO mock server the contract suite runs against, as
 // a library (CourierMockServer) and a command (courier-mock). A package of
 // its own, so that apps depending on Courier's libraries never resolve

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // The soak client: many calls through APIClient over one transport, with
 // faults mixed in, watching the process's memory, file descriptors and CPU.
 // A package of its own so the test command never builds it; run it with

@@ -1,5 +1,12 @@
-// The umbrella: one import for the common set of Courier modules.
+// The umbrella: one import for the common set of Courier modules, with the
+// transport each platform can link (Package.swift's conditions, mirrored).
 @_exported import CourierCodable
 @_exported import CourierCore
-@_exported import CourierCurl
 @_exported import HTTPTypes
+
+#if os(Linux) || os(macOS)
+    @_exported import CourierCurl
+#endif
+#if canImport(Darwin)
+    @_exported import CourierURLSession
+#endif

@@ -20,6 +20,8 @@
     struct AHCExchange: Sendable {
         let request: OutgoingRequest
         let options: TransportOptions
+        /// The idle timeout's watch, told of every chunk that moves and of the head.
+        var watchdog: IdleWatchdog? = nil
 
         /// Sends `request` through `once`, and once more — reporting it in
         /// ``CourierCore/TransportMetrics/resends`` — when an idempotent
@@ -67,6 +69,7 @@
                 throw BeforeHead(
                     error: AHCErrorMapping.map(error, cancelled: Task.isCancelled, beforeHead: true))
             }
+            watchdog?.touch()
             let head = try checkedHead(response)
             if let total = request.body?.length {
                 options.progress?(TransferProgress(direction: .upload, completed: total, total: total))
@@ -104,11 +107,21 @@
                     outgoing.body = .bytes(buffer)
                 } else {
                     let chunks = ByteBufferChunks(
-                        body.chunks(), sent: sent, progress: options.progress, total: body.length)
+                        body.chunks(), sent: sent, progress: progressTouchingTheWatchdog, total: body.length)
                     outgoing.body = .stream(chunks, length: body.length.map { .known($0) } ?? .unknown)
                 }
             }
             return (outgoing, sent)
+        }
+
+        /// The options' progress, telling the idle timeout's watch first.
+        private var progressTouchingTheWatchdog: (@Sendable (TransferProgress) -> Void)? {
+            guard let watchdog else { return options.progress }
+            let progress = options.progress
+            return {
+                watchdog.touch()
+                progress?($0)
+            }
         }
 
         /// The response head as Courier's types, refused like every
@@ -147,6 +160,7 @@
                     bytes.reserveCapacity(length)
                 }
                 for try await buffer in response.body {
+                    watchdog?.touch()
                     let decoded = try decoding.decode(buffer, limit: Int64(options.maxBodySize), what: "body")
                     decoded.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
                     options.progress?(
@@ -158,6 +172,7 @@
             let file = try DownloadFile(destination, head: head)
             do {
                 for try await buffer in response.body {
+                    watchdog?.touch()
                     try await file.write(
                         decoding.decode(buffer, limit: options.maxDownloadSize, what: "download"))
                     options.progress?(

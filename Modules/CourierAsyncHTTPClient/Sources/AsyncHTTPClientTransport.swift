@@ -158,7 +158,7 @@
 
         private func timed(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse
         {
-            if options.timeout == nil, options.cancellation == nil {
+            if options.timeout == nil, options.idleTimeout == nil, options.cancellation == nil {
                 // Nothing to stop it but the task's own cancellation, which
                 // async-http-client observes: no task of our own needed.
                 do {
@@ -169,17 +169,27 @@
                     throw AHCErrorMapping.map(error, cancelled: Task.isCancelled)
                 }
             }
+            // The idle timeout: async-http-client's read timeout is one per client.
+            let watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0) }
             let work = Task {
-                guard let timeout = options.timeout else {
+                guard options.timeout != nil || watchdog != nil else {
                     return try await self.exchange(request, options: options)
                 }
                 return try await withThrowingTaskGroup(of: RawResponse.self) { group in
                     group.addTask {
-                        try await self.exchange(request, options: options)
+                        try await self.exchange(request, options: options, watchdog: watchdog)
                     }
-                    group.addTask {
-                        try await Task.sleep(for: timeout)
-                        throw TransportError(.timedOut, "no complete response within \(timeout)")
+                    if let timeout = options.timeout {
+                        group.addTask {
+                            try await Task.sleep(for: timeout)
+                            throw TransportError(.timedOut, "no complete response within \(timeout)")
+                        }
+                    }
+                    if let watchdog {
+                        group.addTask {
+                            try await watchdog.expiry()
+                            throw CancellationError()  // not reached: `expiry` returns only by throwing
+                        }
                     }
                     defer { group.cancelAll() }
                     guard let first = try await group.next() else {
@@ -203,10 +213,10 @@
 
     extension AsyncHTTPClientTransport {
         /// The exchange itself.
-        fileprivate func exchange(_ request: OutgoingRequest, options: TransportOptions) async throws
-            -> RawResponse
-        {
-            try await AHCExchange(request: request, options: options).run(on: client)
+        fileprivate func exchange(
+            _ request: OutgoingRequest, options: TransportOptions, watchdog: IdleWatchdog? = nil
+        ) async throws -> RawResponse {
+            try await AHCExchange(request: request, options: options, watchdog: watchdog).run(on: client)
         }
 
         /// The origin whose places an exchange takes, or `nil` when it may be

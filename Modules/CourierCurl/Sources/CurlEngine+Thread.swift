@@ -11,8 +11,8 @@ struct EngineThreadState {
     /// Transfers over the limit wait here, not in libcurl's pending list,
     /// which costs more memory per request and slows removals as it grows.
     var waiting = WaitingTransfers()
-    /// Cancellations that arrived before their transfer did.
-    var cancelledEarly: Set<UInt64> = []
+    /// Cancellations that arrived before their transfer did, and why.
+    var cancelledEarly: [UInt64: TransportError] = [:]
     /// At most this many transfers in libcurl at once.
     let limit: Int
 }
@@ -65,8 +65,8 @@ extension CurlEngine {
         for command in commands {
             switch command {
             case .add(let box):
-                if state.cancelledEarly.remove(box.transfer.id) != nil {
-                    box.transfer.fail(TransportError(.cancelled, "the request was cancelled"))
+                if let reason = state.cancelledEarly.removeValue(forKey: box.transfer.id) {
+                    box.transfer.fail(reason)
                 } else if state.active.count < state.limit {
                     start(box.transfer, in: &state)
                 } else {
@@ -77,15 +77,15 @@ extension CurlEngine {
                 if let transfer = state.active[id], let handle = transfer.handle {
                     curl_easy_pause(handle, CURLPAUSE_CONT)
                 }
-            case .cancel(let id):
-                cancel(id, in: &state)
+            case .cancel(let id, let reason):
+                cancel(id, because: reason, in: &state)
             }
         }
     }
 
     /// Fails the transfer with `id` wherever it is; remembers the id when it
     /// has not arrived yet.
-    private func cancel(_ id: UInt64, in state: inout EngineThreadState) {
+    private func cancel(_ id: UInt64, because reason: TransportError, in state: inout EngineThreadState) {
         let transfer: CurlTransfer
         if let running = state.active.removeValue(forKey: id) {
             if let handle = running.handle { curl_multi_remove_handle(multi, handle) }
@@ -93,10 +93,10 @@ extension CurlEngine {
         } else if let queued = state.waiting.remove(id: id) {
             transfer = queued
         } else {
-            state.cancelledEarly.insert(id)
+            state.cancelledEarly[id] = reason
             return
         }
-        transfer.fail(TransportError(.cancelled, "the request was cancelled"))
+        transfer.fail(reason)
     }
 
     /// Gives a transfer its easy handle and libcurl a place for it.

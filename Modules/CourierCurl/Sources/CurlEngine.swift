@@ -20,7 +20,8 @@ import Synchronization
 final class CurlEngine: TaskExecutor, Sendable {
     enum Command {
         case add(TransferBox)
-        case cancel(UInt64)
+        /// Fail a transfer (wherever it is) with the error.
+        case cancel(UInt64, TransportError)
         /// Resume a transfer paused because its reader fell behind.
         case resume(UInt64)
     }
@@ -186,7 +187,11 @@ final class CurlEngine: TaskExecutor, Sendable {
         if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 
-    func cancel(_ id: UInt64) { command(.cancel(id)) }
+    func cancel(
+        _ id: UInt64, because reason: TransportError = TransportError(.cancelled, "the request was cancelled")
+    ) {
+        command(.cancel(id, reason))
+    }
 
     /// Resumes a streamed transfer its reader caught up with.
     func resume(_ id: UInt64) { command(.resume(id)) }

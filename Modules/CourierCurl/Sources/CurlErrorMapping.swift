@@ -40,7 +40,15 @@ enum CurlErrorMapping {
         // server breaking HTTP, not the connection dropping.
         if result == CURLE_RECV_ERROR, detail.lowercased().contains("chunk") { code = .protocolError }
         // libcurl's error buffer often ends with the same text as strerror.
-        let message = detail.isEmpty ? text : detail.contains(text) ? detail : "\(text): \(detail)"
+        var message = detail.isEmpty ? text : detail.contains(text) ? detail : "\(text): \(detail)"
+        // Which of the three timeouts ended it, in the words every transport uses.
+        if result == CURLE_OPERATION_TIMEDOUT {
+            if detail.hasPrefix("Operation too slow") {
+                message = "no byte was sent or received for too long (the idle timeout): \(detail)"
+            } else if detail.hasPrefix("Connection timed out") || detail.hasPrefix("Resolving timed out") {
+                message = "no connection in time (the connect timeout): \(detail)"
+            }
+        }
         return TransportError(code, message)
     }
 }

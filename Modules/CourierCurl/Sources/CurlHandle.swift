@@ -13,6 +13,11 @@ final class CurlHandle {
     /// Whether this libcurl has `CURLOPT_PREREQFUNCTION` (7.80).
     let hasPrerequestHook: Bool
     private let httpVersion: CurlTransport.Configuration.HTTPVersion
+    /// The transport's connect timeout, and the one the handle has now: a
+    /// request with its own sets it, the next one without puts the
+    /// transport's back (``bound(connect:)``).
+    private let sharedConnect: Int
+    private var connect: Int
 
     init(configuration: CurlTransport.Configuration, socketOpener: CurlSocketOpener?) throws(TransportError) {
         guard let pointer = curl_easy_init() else { throw TransportError(.other, "curl_easy_init failed") }
@@ -20,6 +25,8 @@ final class CurlHandle {
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
         self.httpVersion = configuration.httpVersion
+        sharedConnect = configuration.connectTimeoutMilliseconds
+        connect = sharedConnect
         self.hasPrerequestHook =
             courier_easy_setopt_prereq_function(pointer, CURLOPT_PREREQFUNCTION, curlPrerequest) == CURLE_OK
         try applyShared(configuration)
@@ -30,6 +37,14 @@ final class CurlHandle {
             try CurlErrorMapping.check(
                 courier_easy_setopt_pointer(pointer, CURLOPT_OPENSOCKETDATA, socketOpener.context))
         }
+    }
+
+    /// Sets a request's connect timeout, or the transport's when it has none.
+    func bound(connect: Duration?) throws(TransportError) {
+        let connect = connect.map { max(1, Int($0.milliseconds)) } ?? sharedConnect
+        guard connect != self.connect else { return }
+        try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_CONNECTTIMEOUT_MS, connect))
+        self.connect = connect
     }
 
     /// Whether the handle may speak HTTP/2: only then is `CURLOPT_PIPEWAIT`

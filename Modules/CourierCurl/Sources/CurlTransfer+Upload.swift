@@ -23,6 +23,7 @@ extension CurlTransfer {
         }
         uploadOffset += count
         uploaded += Int64(count)
+        watchdog?.touch()
         options.progress?(
             TransferProgress(direction: .upload, completed: uploaded, total: request.body?.length))
         return count

@@ -26,6 +26,9 @@ final class CurlTransfer {
     var continuation: CheckedContinuation<RawResponse, any Error>?
     /// Whether the caller's task runs on the engine thread (executor mode).
     var sentFromEngineThread = false
+    /// The idle timeout's watch: told of every header line and body chunk
+    /// that comes in and every body chunk that goes out.
+    var watchdog: IdleWatchdog?
     /// Where a streamed body goes, chunk by chunk; nil for a body in memory
     /// or a file. The continuation is resumed with the head as soon as it is in.
     var stream: BodyStreamBuffer?
@@ -126,6 +129,7 @@ final class CurlTransfer {
         }
         let timeout = options.timeout.map { max(1, Int($0.milliseconds)) } ?? 0
         try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout))
+        try easy.bound(connect: options.connectTimeout)
         let limit =
             stream != nil
             ? 0 : options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize ?? 0
@@ -193,6 +197,7 @@ final class CurlTransfer {
     /// A body's bytes as libcurl read them, still content-coded: decoded
     /// here (``ContentDecoder``), then delivered.
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        watchdog?.touch()
         if case .undecided = coding, let code = head.status, code >= 200 {
             coding =
                 ContentDecoder.make(for: head.fields[values: .contentEncoding]).map(Coding.decoded) ?? .asSent
@@ -302,6 +307,7 @@ final class CurlTransfer {
     /// Returns false to abort when the response head grows past the limit or
     /// its framing is ambiguous (``ResponseHeadCheck``), before any body byte.
     func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        watchdog?.touch()
         if let problem = head.take(line) {
             failure = problem
             return false

@@ -70,9 +70,13 @@ public final class CurlTransport: StreamingTransport {
         /// Transfers handed to libcurl at once; more wait their turn in a
         /// queue in Swift, which stays cheap with thousands of requests in flight.
         public var maxActiveTransfers: Int
-        /// The longest a connection may take to establish, in milliseconds.
+        /// The longest a connection may take to establish, in milliseconds,
+        /// for requests without their own (`TransportOptions.connectTimeout`).
         public var connectTimeoutMilliseconds: Int
         /// Abort a transfer slower than `bytesPerSecond` for `seconds`; `nil` never.
+        /// libcurl averages the speed over the last few seconds; for "no
+        /// byte for N seconds" use the request's idle timeout
+        /// (`TransportOptions.idleTimeout`), which is exact.
         public var lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)?
         /// Which HTTP version to speak.
         public var httpVersion: HTTPVersion
@@ -208,6 +212,20 @@ public final class CurlTransport: StreamingTransport {
             transfer.stream = stream
             stream.setHandlers(onDrain: { engine.resume(id) }, onCancel: { engine.cancel(id) })
         }
+        // The idle timeout (libcurl's low-speed check averages over seconds,
+        // so a burst then silence would run seconds past it).
+        let idle = options.idleTimeout.map { limit in
+            let watchdog = IdleWatchdog(limit: limit)
+            transfer.watchdog = watchdog
+            return Task {
+                do {
+                    try await watchdog.expiry()
+                } catch let error as TransportError {
+                    engine.cancel(id, because: error)
+                } catch {}  // the exchange (or a stream's head) came first
+            }
+        }
+        defer { idle?.cancel() }
         let box = UncheckedTransfer(transfer: transfer)
         defer { transfer.received() }
         return try await options.withCancellationHandler {

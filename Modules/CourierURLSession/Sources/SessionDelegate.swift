@@ -34,6 +34,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
+        state(dataTask)?.moved()
         if let http = response as? HTTPURLResponse, let state = state(dataTask),
             let problem = state.received(http)
         {
@@ -47,7 +48,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if state(dataTask)?.append(data) == .overflowed { cancelInBackground(dataTask) }
+        guard let state = state(dataTask) else { return }
+        state.moved()
+        if state.append(data) == .overflowed { cancelInBackground(dataTask) }
     }
 
     func urlSession(
@@ -55,6 +58,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         totalBytesExpectedToSend: Int64
     ) {
         guard let state = state(task) else { return }
+        state.moved()
         state.options.progress?(
             TransferProgress(direction: .upload, completed: totalBytesSent, total: state.uploadTotal))
     }

@@ -33,6 +33,9 @@ final class TaskState: Sendable {
     let tap: StreamTap?
     /// Called once the session reports the task ended (its connection free again).
     private let whenTaskEnds: @Sendable () -> Void
+    /// The idle timeout's watch, when the options have one: the delegate
+    /// reports every byte that moves (``moved()``).
+    let watchdog: IdleWatchdog?
 
     init(
         options: TransportOptions, uploadTotal: Int64?, download: sending PartialDownload?,
@@ -43,7 +46,11 @@ final class TaskState: Sendable {
         self.storage = Locked(Storage(download: download))
         self.tap = tap
         self.whenTaskEnds = whenTaskEnds
+        watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0) }
     }
+
+    /// Bytes went out or came in (request body, head, response body).
+    func moved() { watchdog?.touch() }
 
     /// The session reported the task's end (success, failure or cancellation).
     func taskEnded(error: (any Error)?) {

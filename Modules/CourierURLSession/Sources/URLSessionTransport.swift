@@ -178,7 +178,27 @@ public final class URLSessionTransport: StreamingTransport {
             }
         }
         defer { deadline?.cancel() }
+        let idle = Self.watch(state, task, delegate)
+        defer { idle?.cancel() }
         return try await run(task, state, options: options)
+    }
+
+    /// The idle timeout, which FoundationNetworking has only for bytes
+    /// received: a task that moves no byte either way for the options'
+    /// `idleTimeout` is ended with ``TransportError/Code/timedOut``.
+    private static func watch(_ state: TaskState, _ task: URLSessionTask, _ delegate: SessionDelegate)
+        -> Task<Void, Never>?
+    {
+        state.watchdog.map { watchdog in
+            Task {
+                do {
+                    try await watchdog.expiry()
+                } catch let error as TransportError {
+                    state.abort(error)
+                    delegate.cancelInBackground(task)
+                } catch {}  // the exchange ended first
+            }
+        }
     }
 
     /// Starts `task` and waits for what its state resumes the caller with (the
@@ -223,6 +243,10 @@ public final class URLSessionTransport: StreamingTransport {
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         if let timeout = options.timeout {
             urlRequest.timeoutInterval = max(0.001, timeout.seconds)
+        } else if options.idleTimeout != nil {
+            // Courier's watch (`watch`) counts bytes both ways; FoundationNetworking's
+            // own timer, reset only by bytes received, must not fire first.
+            urlRequest.timeoutInterval = 7 * 86_400
         }
         // One `Cookie` field, its crumbs joined with "; " (HTTPFields.forEachOnTheWire):
         // added one by one, FoundationNetworking would join them with commas.

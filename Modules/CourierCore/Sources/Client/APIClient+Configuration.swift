@@ -22,8 +22,23 @@ extension APIClient {
         public var validation: Validation
         /// Parameter encoding for endpoints without their own.
         public var parameterEncoding: ParameterEncoding
-        /// Per-attempt timeout for endpoints without their own: 60 s.
+        /// The longest one attempt of an ordinary call may take, for
+        /// endpoints without their own (``EndpointSpec/timeout``): 60 s.
+        /// Downloads have ``downloadTimeouts`` instead.
         public var timeout: Duration
+        /// The longest an attempt of an ordinary call may move no byte in
+        /// either direction, for endpoints without their own: `nil` (only
+        /// ``timeout``) by default.
+        public var idleTimeout: Duration?
+        /// What bounds an attempt of a download (an endpoint with a
+        /// ``DownloadDestination``): by default only the quiet between bytes,
+        /// so a large file over a slow link is not cut off at a total.
+        public var downloadTimeouts: DownloadTimeouts
+        /// The longest establishing a connection may take, for every call;
+        /// `nil` (the transport's own setting) by default. CurlTransport
+        /// honours it per request; async-http-client and URLSession have
+        /// one connect timeout per client or none (see their READMEs).
+        public var connectTimeout: Duration?
         /// The largest in-memory response body: 64 MiB.
         public var maxBodySize: Int
         /// The largest body a download endpoint may write to disk, counted
@@ -78,7 +93,10 @@ extension APIClient {
             concurrencyGroup: ConcurrencyGroup? = nil,
             redirects: RedirectPolicy = .follow,
             cookies: (any CookieStorage)? = nil,
-            networkMonitor: (any NetworkMonitor)? = nil
+            networkMonitor: (any NetworkMonitor)? = nil,
+            idleTimeout: Duration? = nil,
+            downloadTimeouts: DownloadTimeouts = DownloadTimeouts(),
+            connectTimeout: Duration? = nil
         ) {
             self.transport = transport
             self.decoder = decoder
@@ -91,6 +109,9 @@ extension APIClient {
             self.validation = validation
             self.parameterEncoding = parameterEncoding
             self.timeout = timeout
+            self.idleTimeout = idleTimeout
+            self.downloadTimeouts = downloadTimeouts
+            self.connectTimeout = connectTimeout
             self.maxBodySize = maxBodySize
             self.maxDownloadSize = maxDownloadSize
             self.maxReplays = maxReplays

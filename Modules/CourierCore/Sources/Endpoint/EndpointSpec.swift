@@ -36,10 +36,19 @@ public struct EndpointSpec: Sendable {
         get { box.fields.headers }
         set { SharedFields.unique(&box).fields.headers = newValue }
     }
-    /// The longest one attempt may take.
+    /// The longest one attempt may take (its total), replacing the client's
+    /// ``APIClient/Configuration/timeout`` — or, for a download,
+    /// ``DownloadTimeouts/total``.
     public var timeout: Duration? {
         get { box.fields.timeout }
         set { SharedFields.unique(&box).fields.timeout = newValue }
+    }
+    /// The longest an attempt may move no byte either way, replacing the
+    /// client's ``APIClient/Configuration/idleTimeout`` — or, for a download,
+    /// ``DownloadTimeouts/idle``.
+    public var idleTimeout: Duration? {
+        get { box.fields.idleTimeout }
+        set { SharedFields.unique(&box).fields.idleTimeout = newValue }
     }
     /// Acceptable statuses and content types.
     public var validation: Validation? {
@@ -160,6 +169,7 @@ public struct EndpointSpec: Sendable {
         var content: Content
         var headers: HTTPFields
         var timeout: Duration? = nil
+        var idleTimeout: Duration? = nil
         var validation: Validation? = nil
         var envelope: EnvelopeChoice
         var retryPolicy: RetryPolicy? = nil

@@ -84,7 +84,8 @@ enum AttemptStage {
         } catch {
             return (0, .failure(error))
         }
-        let timeout = remaining.map { min(settings.timeout, $0) } ?? settings.timeout
+        // The retry policy's deadline caps the attempt's total, or is its total.
+        let timeout = settings.timeout.map { total in remaining.map { min(total, $0) } ?? total } ?? remaining
         do throws(CourierError) {
             return (number, .success(try await attempt(request, number: number, timeout: timeout, state)))
         } catch {
@@ -94,7 +95,7 @@ enum AttemptStage {
 
     /// One attempt: the per-attempt chain around the exchange, then validation.
     private static func attempt(
-        _ request: OutgoingRequest, number: Int, timeout: Duration, _ state: CallState
+        _ request: OutgoingRequest, number: Int, timeout: Duration?, _ state: CallState
     )
         async throws(CourierError) -> RawResponse
     {
@@ -132,7 +133,8 @@ enum AttemptStage {
         let options = TransportOptions(
             timeout: timeout, destination: staging?.staged, maxBodySize: settings.maxBodySize,
             maxDownloadSize: settings.maxDownloadSize,
-            progress: state.plan.call.progress, cancellation: state.cancellation)
+            progress: state.plan.call.progress, cancellation: state.cancellation,
+            idleTimeout: settings.idleTimeout, connectTimeout: settings.connectTimeout)
         var response: RawResponse
         do {
             let interceptors = settings.attemptInterceptors

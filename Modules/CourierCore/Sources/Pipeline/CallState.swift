@@ -146,7 +146,12 @@ final class CallSettings: Sendable {
     let retryPolicy: RetryPolicy
     let validation: Validation
     let encoding: ParameterEncoding
-    let timeout: Duration
+    /// The attempt's total; `nil` for a download by default (``DownloadTimeouts``).
+    let timeout: Duration?
+    /// The attempt's idle timeout (``TransportOptions/idleTimeout``).
+    let idleTimeout: Duration?
+    /// The client's connect timeout, when it sets one.
+    let connectTimeout: Duration?
     let maxBodySize: Int
     let maxDownloadSize: Int64?
     let maxReplays: Int
@@ -189,7 +194,12 @@ final class CallSettings: Sendable {
         retryPolicy = spec.retryPolicy ?? configuration.retryPolicy
         validation = spec.validation ?? configuration.validation
         encoding = spec.parameterEncoding ?? configuration.parameterEncoding
-        timeout = spec.timeout ?? configuration.timeout
+        // A download is bounded by the quiet between bytes, not a total a
+        // slow link could exceed; an ordinary call by its total.
+        let downloads = spec.destination.map { _ in configuration.downloadTimeouts }
+        timeout = spec.timeout ?? (downloads.map(\.total) ?? configuration.timeout)
+        idleTimeout = spec.idleTimeout ?? (downloads.map(\.idle) ?? configuration.idleTimeout)
+        connectTimeout = configuration.connectTimeout
         maxBodySize = spec.maxBodySize ?? configuration.maxBodySize
         maxDownloadSize = spec.maxDownloadSize ?? configuration.maxDownloadSize
         maxReplays = configuration.maxReplays
@@ -241,7 +251,7 @@ extension EndpointSpec {
     var overridesClientSettings: Bool {
         !node.components.isEmpty || decoder != nil || retryPolicy != nil || validation != nil
             || parameterEncoding != nil
-            || timeout != nil
+            || timeout != nil || idleTimeout != nil || destination != nil
             || maxBodySize != nil || maxDownloadSize != nil || !parameterInterceptors.isEmpty
             || !callInterceptors.isEmpty
             || !attemptInterceptors.isEmpty || !plugins.isEmpty || concurrencyPolicy != nil

@@ -10,8 +10,9 @@ import HTTPTypes
 /// the pipeline's, the same for every transport. A transport must:
 /// - send ``OutgoingRequest/head`` and stream ``OutgoingRequest/body`` (reading
 ///   it at most once per call);
-/// - honour ``TransportOptions/timeout`` and throw a ``TransportError`` with
-///   code ``TransportError/Code/timedOut`` when it fires;
+/// - honour ``TransportOptions/timeout`` and ``TransportOptions/idleTimeout``
+///   and throw a ``TransportError`` with code ``TransportError/Code/timedOut``
+///   when one fires;
 /// - stop promptly when the calling Swift `Task` is cancelled, or the call is
 ///   cancelled from outside (``TransportOptions/cancellation``, for
 ///   ``APIClient/cancelAll()``), and throw `CancellationError` or a
@@ -75,6 +76,16 @@ public struct TransportOptions: Sendable {
     /// transport. (For a stream the pipeline bounds the wait for the head
     /// itself and passes `nil`: the body has its own deadlines.)
     public var timeout: Duration?
+    /// The longest the exchange may move no byte in either direction (the
+    /// request not yet sent whole, the server thinking, the body paused):
+    /// ``TransportError/Code/timedOut`` when it passes. Unlike ``timeout``
+    /// it lets a long download run as long as bytes keep coming. `nil`: none.
+    /// CurlTransport counts it in whole seconds (libcurl's low-speed check).
+    public var idleTimeout: Duration?
+    /// The longest establishing a connection may take (name lookup, TCP,
+    /// TLS), where the transport can bound it per request; `nil` leaves it
+    /// to the transport's configuration. See each transport for what it honours.
+    public var connectTimeout: Duration?
     /// Write the body to this file instead of memory.
     public var destination: DownloadDestination?
     /// The largest in-memory body (after decompression) the transport should
@@ -98,9 +109,12 @@ public struct TransportOptions: Sendable {
         timeout: Duration? = nil,
         destination: DownloadDestination? = nil,
         maxBodySize: Int = TransportOptions.defaultMaxBodySize, maxDownloadSize: Int64? = nil,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil, cancellation: CallCancellation? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, cancellation: CallCancellation? = nil,
+        idleTimeout: Duration? = nil, connectTimeout: Duration? = nil
     ) {
         self.timeout = timeout
+        self.idleTimeout = idleTimeout
+        self.connectTimeout = connectTimeout
         self.destination = destination
         self.maxBodySize = maxBodySize
         self.maxDownloadSize = maxDownloadSize

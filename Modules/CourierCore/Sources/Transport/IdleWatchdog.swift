@@ -1,0 +1,55 @@
+import Synchronization
+
+/// Ends an exchange that has moved no byte either way for a while: the
+/// idle timeout (``TransportOptions/idleTimeout``) for transports whose HTTP
+/// library has none per request.
+///
+/// The transport calls ``touch()`` whenever bytes go out or come in (a body
+/// chunk written, the head, a body chunk read) and races the exchange
+/// against ``expiry()``, which throws ``TransportError/Code/timedOut`` once
+/// the quiet has lasted the limit. A touch costs a clock read and an atomic
+/// store; no timer is rearmed per chunk: the one waiting task wakes at the
+/// earliest moment the limit could have passed and goes back to sleep when a
+/// touch came in between.
+package final class IdleWatchdog: Sendable {
+    /// The longest quiet allowed.
+    package let limit: Duration
+    private let clock: any CourierClock
+    /// `clock.now` at the latest touch, in nanoseconds.
+    private let lastTouch: Atomic<Int64>
+
+    /// Starts watching now: the exchange has `limit` to move its first byte.
+    package init(limit: Duration, clock: any CourierClock = SystemClock()) {
+        self.limit = limit
+        self.clock = clock
+        lastTouch = Atomic(Self.nanoseconds(clock.now))
+    }
+
+    /// Bytes moved: the quiet starts again.
+    package func touch() {
+        lastTouch.store(Self.nanoseconds(clock.now), ordering: .relaxed)
+    }
+
+    /// Returns never: throws ``TransportError/Code/timedOut`` once no touch
+    /// came for ``limit``, or `CancellationError` when the task waiting in
+    /// it is cancelled (the exchange ended first).
+    package func expiry() async throws {
+        var seen = lastTouch.load(ordering: .relaxed)
+        while true {
+            let quiet = clock.now - .nanoseconds(seen)
+            if quiet < limit { try await clock.sleep(for: limit - quiet) }
+            try Task.checkCancellation()
+            let latest = lastTouch.load(ordering: .relaxed)
+            if latest == seen {
+                throw TransportError(
+                    .timedOut, "no byte was sent or received for \(limit) (the idle timeout)")
+            }
+            seen = latest
+        }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
