@@ -44,17 +44,26 @@
             public var idleTimeout: Duration
             /// Whether HTTP/2 may be negotiated (ALPN, over TLS): `true`.
             public var allowsHTTP2: Bool
+            /// Host names connected to somewhere else: a request to a key's
+            /// host opens its connection to the value (an address or another
+            /// name), on the request's port, while `Host`, TLS's server name
+            /// and the certificate check keep the key (async-http-client's
+            /// `dnsOverride`). Empty by default.
+            public var hostOverrides: [String: String]
 
             /// Creates a configuration.
             public init(
                 tls: TLSSettings = .system, connectTimeout: Duration = .seconds(10),
-                maxConnectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(60), allowsHTTP2: Bool = true
+                maxConnectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(60),
+                allowsHTTP2: Bool = true,
+                hostOverrides: [String: String] = [:]
             ) {
                 self.tls = tls
                 self.connectTimeout = connectTimeout
                 self.maxConnectionsPerHost = maxConnectionsPerHost
                 self.idleTimeout = idleTimeout
                 self.allowsHTTP2 = allowsHTTP2
+                self.hostOverrides = hostOverrides
             }
         }
 
@@ -91,6 +100,7 @@
             // until the connect timeout.
             settings.connectionPool.retryConnectionEstablishment = false
             settings.httpVersion = configuration.allowsHTTP2 ? .automatic : .http1Only
+            settings.dnsOverride = configuration.hostOverrides
             let connections = connections
             settings.http1_1ConnectionDebugInitializer = { channel in
                 connections.track(channel)

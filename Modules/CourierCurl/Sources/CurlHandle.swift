@@ -18,6 +18,8 @@ final class CurlHandle {
     /// transport's back (``bound(connect:)``).
     private let sharedConnect: Int
     private var connect: Int
+    /// `CURLOPT_CONNECT_TO`'s list (``CurlTransport/Configuration/hostOverrides``), freed with the handle.
+    private var connectTo: UnsafeMutablePointer<curl_slist>?
 
     init(configuration: CurlTransport.Configuration, socketOpener: CurlSocketOpener?) throws(TransportError) {
         guard let pointer = curl_easy_init() else { throw TransportError(.other, "curl_easy_init failed") }
@@ -67,7 +69,24 @@ final class CurlHandle {
 
     deinit {
         curl_easy_cleanup(pointer)
+        curl_slist_free_all(connectTo)
         errorBuffer.deallocate()
+    }
+
+    /// `HOST::TARGET:` per override: any port of `HOST` connects to `TARGET`
+    /// on the same port (an IPv6 address in brackets).
+    static func connectToEntries(_ overrides: [String: String]) throws(TransportError) -> [String] {
+        try overrides.sorted { $0.key < $1.key }.map { (host, target) throws(TransportError) in
+            let invalid = { (text: String) in
+                text.isEmpty || text.utf8.contains { $0 <= 32 || $0 == 127 || $0 == UInt8(ascii: ",") }
+            }
+            guard !invalid(host), !host.contains(":"), !invalid(target) else {
+                throw TransportError(
+                    .other, "hostOverrides: \"\(host)\" → \"\(target)\" is not a host and a target")
+            }
+            let bracketed = target.contains(":") && !target.hasPrefix("[") ? "[\(target)]" : target
+            return "\(host)::\(bracketed):"
+        }
     }
 
     private func applyShared(_ settings: CurlTransport.Configuration) throws(TransportError) {
@@ -89,6 +108,12 @@ final class CurlHandle {
             courier_easy_setopt_write_function(pointer, CURLOPT_HEADERFUNCTION, curlHeader))
         try CurlErrorMapping.check(courier_easy_setopt_read_function(pointer, CURLOPT_READFUNCTION, curlRead))
         try CurlErrorMapping.check(courier_easy_setopt_seek_function(pointer, CURLOPT_SEEKFUNCTION, curlSeek))
+        if !settings.hostOverrides.isEmpty {
+            for entry in try Self.connectToEntries(settings.hostOverrides) {
+                connectTo = curl_slist_append(connectTo, entry)
+            }
+            try CurlErrorMapping.check(courier_easy_setopt_slist(pointer, CURLOPT_CONNECT_TO, connectTo))
+        }
         if let (rate, seconds) = settings.lowSpeedLimit {
             try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_LOW_SPEED_LIMIT, rate))
             try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_LOW_SPEED_TIME, seconds))

@@ -92,6 +92,13 @@ public final class CurlTransport: StreamingTransport {
         /// otherwise return a large body's pages to the kernel and fault them
         /// in again for the next one. 0 keeps none.
         public var responseBufferPoolBytes: Int
+        /// Host names connected to somewhere else: a request to a key's host
+        /// opens its connection to the value (an address or another name),
+        /// on the request's port, while `Host`, TLS's server name and the
+        /// certificate check keep the key — for tests against a local
+        /// server, split-horizon setups and pinning a host to one address
+        /// (libcurl's `CURLOPT_CONNECT_TO`). Empty by default.
+        public var hostOverrides: [String: String]
 
         /// Creates a configuration; TLS is always verified.
         public init(
@@ -99,7 +106,8 @@ public final class CurlTransport: StreamingTransport {
             connectTimeoutMilliseconds: Int = 10_000,
             lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)? = nil,
             httpVersion: HTTPVersion = .automatic, proxy: String? = nil, tls: TLSSettings = .system,
-            eventLoop: EventLoop = .automatic, responseBufferPoolBytes: Int = 16 << 20
+            eventLoop: EventLoop = .automatic, responseBufferPoolBytes: Int = 16 << 20,
+            hostOverrides: [String: String] = [:]
         ) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxConnections = maxConnections
@@ -111,6 +119,7 @@ public final class CurlTransport: StreamingTransport {
             self.tls = tls
             self.eventLoop = eventLoop
             self.responseBufferPoolBytes = responseBufferPoolBytes
+            self.hostOverrides = hostOverrides
         }
     }
 
@@ -131,6 +140,8 @@ public final class CurlTransport: StreamingTransport {
     /// Creates a transport with its own thread and connection cache.
     /// - Throws: ``/CourierCore/TransportError`` when libcurl cannot be initialised.
     public init(configuration: Configuration = .init()) throws(TransportError) {
+        // A malformed host override fails here, not at the first request.
+        _ = try CurlHandle.connectToEntries(configuration.hostOverrides)
         self.configuration = configuration
         self.engine = try CurlEngine(configuration: configuration)
         self.buffers = CurlBufferPool(capacityBytes: configuration.responseBufferPoolBytes)
