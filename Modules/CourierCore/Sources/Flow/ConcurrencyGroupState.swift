@@ -53,9 +53,22 @@ struct ConcurrencyGroupState: Sendable, Equatable {
     private struct QueuedAttempt: Sendable, Equatable {
         let ticket: Ticket
         let priority: ConcurrencyPriority
+        /// The member ran before: a retry (or a later `next`), which XZKit v2
+        /// queues behind first attempts of its priority.
+        let isRetry: Bool
+        let newestFirst: Bool
+
+        /// Whether `other`, arriving now, starts before this one.
+        func yields(to other: QueuedAttempt) -> Bool {
+            if priority != other.priority { return priority < other.priority }
+            if isRetry != other.isRetry { return isRetry }
+            return other.newestFirst
+        }
     }
 
     private(set) var phases: [Ticket: Phase] = [:]
+    /// Members that have had an attempt on the network.
+    private var ran: Set<Ticket> = []
     private var queue: [QueuedAttempt] = []
     /// Members with an attempt on the network.
     private(set) var runningCount = 0
@@ -93,12 +106,15 @@ struct ConcurrencyGroupState: Sendable, Equatable {
             if runningCount > 0 { return .ignored }
             start(ticket)
             return .run
-        case .wait(let priority):
+        case .wait(let priority, let newestFirst):
             if runningCount == 0 {
                 start(ticket)
                 return .run
             }
-            return enqueue(ticket, priority: priority)
+            return enqueue(
+                QueuedAttempt(
+                    ticket: ticket, priority: priority, isRetry: ran.contains(ticket),
+                    newestFirst: newestFirst))
         case .cancelOthers:
             var cancelled: [Cancelled] = []
             for (other, phase) in phases where other != ticket && phase != .cancelled {
@@ -158,20 +174,23 @@ struct ConcurrencyGroupState: Sendable, Equatable {
         default: break
         }
         phases[ticket] = nil
+        ran.remove(ticket)
         return next
     }
 
     private mutating func start(_ ticket: Ticket, attempts: Int = 1) {
         phases[ticket] = .running(attempts: attempts)
         runningCount += 1
+        ran.insert(ticket)
     }
 
-    /// Queues before the first attempt of a lower priority: highest first,
-    /// first come first served within a priority.
-    private mutating func enqueue(_ ticket: Ticket, priority: ConcurrencyPriority) -> Admission {
-        let index = queue.firstIndex { $0.priority < priority } ?? queue.endIndex
-        queue.insert(QueuedAttempt(ticket: ticket, priority: priority), at: index)
-        phases[ticket] = .queued(attempts: 1)
+    /// Queues before the first attempt that yields to it: highest priority
+    /// first; within a priority first attempts before retries, and first
+    /// come first served — or newest first for `waitNewestFirst`.
+    private mutating func enqueue(_ attempt: QueuedAttempt) -> Admission {
+        let index = queue.firstIndex { $0.yields(to: attempt) } ?? queue.endIndex
+        queue.insert(attempt, at: index)
+        phases[attempt.ticket] = .queued(attempts: 1)
         return .queued
     }
 

@@ -15,7 +15,7 @@ public struct ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
     /// The policies, for the group's rules (an open set to users: a new one may come).
     enum Kind: Sendable, Hashable {
         case `default`, cancelOthers, ignoreCurrent
-        case wait(ConcurrencyPriority)
+        case wait(ConcurrencyPriority, newestFirst: Bool)
     }
 
     let kind: Kind
@@ -36,26 +36,38 @@ public struct ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
 
     /// Runs when nothing in the group runs; otherwise queues. After each
     /// attempt that ends, one queued call starts, if nothing else runs:
-    /// the highest priority first, first come first served within a priority.
+    /// the highest priority first; within a priority, first attempts before
+    /// retries (XZKit v2: a retried call yields to fresh ones), and first
+    /// come first served.
     public static func wait(priority: ConcurrencyPriority) -> ConcurrencyPolicy {
-        ConcurrencyPolicy(kind: .wait(priority))
+        ConcurrencyPolicy(kind: .wait(priority, newestFirst: false))
+    }
+
+    /// As ``wait(priority:)``, but the newest call starts first among the
+    /// queued calls of its priority (a stack): when only the latest request
+    /// matters — the detail page the user opened last — it is not kept
+    /// behind the ones opened before it.
+    public static func waitNewestFirst(priority: ConcurrencyPriority) -> ConcurrencyPolicy {
+        ConcurrencyPolicy(kind: .wait(priority, newestFirst: true))
     }
 
     /// XZKit v2's `waitUntilAllDone`: queues behind everything that runs or
     /// waits, first come first served — ``wait(priority:)`` at the default priority.
     public static let waitUntilAllDone = ConcurrencyPolicy.wait(priority: .default)
-    /// XZKit v2's `waitWithHighPriority`: queues ahead of every default-priority
-    /// waiter — ``wait(priority:)`` at ``ConcurrencyPriority/high``. (v2 put the
-    /// newest high-priority call first; here equal priorities keep their order.)
-    public static let waitWithHighPriority = ConcurrencyPolicy.wait(priority: .high)
+    /// XZKit v2's `waitWithHighPriority` (its README's `waitUntilDoneHighPriority`):
+    /// waits for what runs, then starts before everything queued, the newest
+    /// such call first — ``waitNewestFirst(priority:)`` at ``ConcurrencyPriority/high``.
+    public static let waitWithHighPriority = ConcurrencyPolicy.waitNewestFirst(priority: .high)
 
-    /// `default`, `cancelOthers`, `ignoreCurrent` or `wait(priority: n)`.
+    /// `default`, `cancelOthers`, `ignoreCurrent`, `wait(priority: n)` or
+    /// `waitNewestFirst(priority: n)`.
     public var description: String {
         switch kind {
         case .default: "default"
         case .cancelOthers: "cancelOthers"
         case .ignoreCurrent: "ignoreCurrent"
-        case .wait(let priority): "wait(priority: \(priority))"
+        case .wait(let priority, false): "wait(priority: \(priority))"
+        case .wait(let priority, true): "waitNewestFirst(priority: \(priority))"
         }
     }
 }

@@ -119,6 +119,48 @@ struct ConcurrencyGroupStateTests {
         #expect(state.runningCount == 0)
     }
 
+    /// XZKit v2's `waitWithHighPriority`: the newest such call starts first,
+    /// ahead of every other waiter; `waitNewestFirst` at other priorities
+    /// stacks within its priority only.
+    @Test func theNewestHighPriorityWaiterStartsFirst() {
+        let state = Self.run(
+            members: 7,
+            [
+                .request(1, .default, .run),
+                .request(2, .waitUntilAllDone, .queued),
+                .request(3, .waitWithHighPriority, .queued),
+                .request(4, .waitUntilAllDone, .queued),
+                .request(5, .waitWithHighPriority, .queued),
+                .request(6, .waitNewestFirst(priority: .default), .queued),
+                .request(7, .wait(priority: .high), .queued),
+            ])
+        // 7 (first come, .high) goes behind the high-priority stack it joined
+        // last: the stack's newest first only among those that stack.
+        #expect(state.queued == [5, 3, 7, 6, 2, 4])
+        #expect(ConcurrencyPolicy.waitWithHighPriority == .waitNewestFirst(priority: .high))
+        #expect(ConcurrencyPolicy.waitWithHighPriority.description == "waitNewestFirst(priority: high)")
+    }
+
+    /// XZKit v2: "auto-retried tasks have lower priority than normal ones" —
+    /// a member that ran before queues behind first attempts of its priority,
+    /// and still before any lower priority.
+    @Test func aRetryQueuesBehindFirstAttemptsOfItsPriority() {
+        let state = Self.run(
+            members: 4,
+            [
+                .request(1, .default, .run),
+                .request(2, .wait(priority: .default), .queued),
+                .finish(1, admits: 2),
+                // 2 runs, fails, and asks again (its retry) while 1 runs again.
+                .request(1, .default, .run),
+                .finish(2, admits: nil),
+                .request(2, .wait(priority: .default), .queued),
+                .request(3, .wait(priority: .default), .queued),
+                .request(4, .wait(priority: .low), .queued),
+            ])
+        #expect(state.queued == [3, 2, 4])
+    }
+
     @Test func aCompletionStartsNoWaiterWhileSomethingElseRuns() {
         let state = Self.run(
             members: 3,
