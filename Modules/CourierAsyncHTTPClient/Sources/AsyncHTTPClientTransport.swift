@@ -181,6 +181,9 @@
             }
             // The idle timeout: async-http-client's read timeout is one per client.
             let watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0) }
+            // The end is fixed now: a timer task the pool starts late must not
+            // give the exchange more than its total.
+            let end = options.timeout.map { ContinuousClock.now + $0 }
             let work = Task {
                 guard options.timeout != nil || watchdog != nil else {
                     return try await self.exchange(request, options: options)
@@ -189,9 +192,9 @@
                     group.addTask {
                         try await self.exchange(request, options: options, watchdog: watchdog)
                     }
-                    if let timeout = options.timeout {
+                    if let timeout = options.timeout, let end {
                         group.addTask {
-                            try await Task.sleep(for: timeout)
+                            try await Task.sleep(until: end, clock: .continuous)
                             throw TransportError(.timedOut, "no complete response within \(timeout)")
                         }
                     }

@@ -170,9 +170,12 @@ public final class URLSessionTransport: StreamingTransport {
             options: options, uploadTotal: request.body?.length, download: download,
             whenTaskEnds: slot.release)
         // The wait for a connection counted against the timeout.
+        // The end is fixed now: a timer task the pool starts late must not
+        // give the exchange more than its total.
         let deadline = options.timeout.map { timeout in
-            Task {
-                try await Task.sleep(for: timeout - slot.waited)
+            let end = ContinuousClock.now + (timeout - slot.waited)
+            return Task {
+                try await Task.sleep(until: end, clock: .continuous)
                 state.abort(TransportError(.timedOut, "no complete response within \(timeout)"))
                 delegate.cancelInBackground(task)
             }
