@@ -44,7 +44,7 @@ enum CurlErrorMapping {
         // Which of the three timeouts ended it, in the words every transport uses.
         if result == CURLE_OPERATION_TIMEDOUT {
             if detail.hasPrefix("Operation too slow") {
-                message = "no byte was sent or received for too long (the idle timeout): \(detail)"
+                message = "slower than the transport's low-speed limit: \(detail)"
             } else if detail.hasPrefix("Connection timed out") || detail.hasPrefix("Resolving timed out") {
                 message = "no connection in time (the connect timeout): \(detail)"
             }

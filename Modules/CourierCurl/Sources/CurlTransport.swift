@@ -228,13 +228,7 @@ public final class CurlTransport: StreamingTransport {
         let idle = options.idleTimeout.map { limit in
             let watchdog = IdleWatchdog(limit: limit)
             transfer.watchdog = watchdog
-            return Task {
-                do {
-                    try await watchdog.expiry()
-                } catch let error as TransportError {
-                    engine.cancel(id, because: error)
-                } catch {}  // the exchange (or a stream's head) came first
-            }
+            return watchdog.watch { engine.cancel(id, because: $0) }
         }
         defer { idle?.cancel() }
         let box = UncheckedTransfer(transfer: transfer)

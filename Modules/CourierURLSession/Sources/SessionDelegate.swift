@@ -34,17 +34,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        state(dataTask)?.moved()
-        if let http = response as? HTTPURLResponse, let state = state(dataTask),
-            let problem = state.received(http)
-        {
+        let state = state(dataTask)
+        state?.moved()
+        if let http = response as? HTTPURLResponse, let state, let problem = state.received(http) {
             // Refused before any body byte is read.
             state.abort(problem)
             completionHandler(.cancel)
             return
         }
         completionHandler(.allow)
-        state(dataTask)?.headArrived()
+        state?.headArrived()
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

@@ -169,9 +169,10 @@ public final class URLSessionTransport: StreamingTransport {
         let state = TaskState(
             options: options, uploadTotal: request.body?.length, download: download,
             whenTaskEnds: slot.release)
-        // The wait for a connection counted against the timeout.
-        // The end is fixed now: a timer task the pool starts late must not
-        // give the exchange more than its total.
+        // The wait for a connection counted against the timeout; the end is
+        // fixed now, so that a timer task the pool starts late does not give
+        // the exchange more than its total.
+        let delegate = self.delegate
         let deadline = options.timeout.map { timeout in
             let end = ContinuousClock.now + (timeout - slot.waited)
             return Task {
@@ -181,27 +182,13 @@ public final class URLSessionTransport: StreamingTransport {
             }
         }
         defer { deadline?.cancel() }
-        let idle = Self.watch(state, task, delegate)
+        // The idle timeout: FoundationNetworking's counts only bytes received.
+        let idle = state.watchdog?.watch { error in
+            state.abort(error)
+            delegate.cancelInBackground(task)
+        }
         defer { idle?.cancel() }
         return try await run(task, state, options: options)
-    }
-
-    /// The idle timeout, which FoundationNetworking has only for bytes
-    /// received: a task that moves no byte either way for the options'
-    /// `idleTimeout` is ended with ``TransportError/Code/timedOut``.
-    private static func watch(_ state: TaskState, _ task: URLSessionTask, _ delegate: SessionDelegate)
-        -> Task<Void, Never>?
-    {
-        state.watchdog.map { watchdog in
-            Task {
-                do {
-                    try await watchdog.expiry()
-                } catch let error as TransportError {
-                    state.abort(error)
-                    delegate.cancelInBackground(task)
-                } catch {}  // the exchange ended first
-            }
-        }
     }
 
     /// Starts `task` and waits for what its state resumes the caller with (the

@@ -196,9 +196,10 @@ final class CallSettings: Sendable {
         encoding = spec.parameterEncoding ?? configuration.parameterEncoding
         // A download is bounded by the quiet between bytes, not a total a
         // slow link could exceed; an ordinary call by its total.
-        let downloads = spec.destination.map { _ in configuration.downloadTimeouts }
-        timeout = spec.timeout ?? (downloads.map(\.total) ?? configuration.timeout)
-        idleTimeout = spec.idleTimeout ?? (downloads.map(\.idle) ?? configuration.idleTimeout)
+        let downloads = configuration.downloadTimeouts
+        let isDownload = spec.destination != nil
+        timeout = spec.timeout ?? (isDownload ? downloads.total : configuration.timeout)
+        idleTimeout = spec.idleTimeout ?? (isDownload ? downloads.idle : configuration.idleTimeout)
         connectTimeout = configuration.connectTimeout
         maxBodySize = spec.maxBodySize ?? configuration.maxBodySize
         maxDownloadSize = spec.maxDownloadSize ?? configuration.maxDownloadSize

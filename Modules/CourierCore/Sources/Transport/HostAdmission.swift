@@ -100,10 +100,12 @@ package final class HostAdmission: Sendable {
         }
         let limit = self.limit
         let expiry = options.timeout.map { timeout in
+            // Counted from the call's arrival, not from when the pool gets to the task.
+            let end = start + timeout
             // Holds the admission only until it is cancelled below: no
             // weak reference, whose side table outlives nothing here.
-            Task {
-                try await Task.sleep(for: timeout)
+            return Task {
+                try await Task.sleep(until: end, clock: .continuous)
                 self.end(
                     id, origin: origin,
                     with: TransportError(

@@ -22,12 +22,12 @@ package final class IdleWatchdog: Sendable {
     package init(limit: Duration, clock: any CourierClock = SystemClock()) {
         self.limit = limit
         self.clock = clock
-        lastTouch = Atomic(Self.nanoseconds(clock.now))
+        lastTouch = Atomic(clock.now.nanoseconds)
     }
 
     /// Bytes moved: the quiet starts again.
     package func touch() {
-        lastTouch.store(Self.nanoseconds(clock.now), ordering: .relaxed)
+        lastTouch.store(clock.now.nanoseconds, ordering: .relaxed)
     }
 
     /// Returns never: throws ``TransportError/Code/timedOut`` once no touch
@@ -48,8 +48,15 @@ package final class IdleWatchdog: Sendable {
         }
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    /// Waits in a task of its own and calls `onExpiry` with the timeout if
+    /// the quiet lasts; cancel the task when the exchange ends first.
+    package func watch(onExpiry: @escaping @Sendable (TransportError) -> Void) -> Task<Void, Never> {
+        Task {
+            do {
+                try await expiry()
+            } catch let error as TransportError {
+                onExpiry(error)
+            } catch {}  // cancelled: the exchange ended first
+        }
     }
 }
