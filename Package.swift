@@ -165,7 +165,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierURLSessionTests",
-            dependencies: ["CourierURLSession"],
+            dependencies: [
+                "CourierURLSession", "CourierTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Modules/CourierURLSession/Tests"
         ),
         .systemLibrary(

@@ -22,6 +22,10 @@
         let options: TransportOptions
         /// The idle timeout's watch, told of every chunk that moves and of the head.
         var watchdog: IdleWatchdog? = nil
+        /// The total timeout's end, checked again once the body is complete
+        /// (before a download is moved into place): the task racing the
+        /// exchange against it may run late on a loaded machine.
+        var deadline: TotalDeadline? = nil
 
         /// Sends `request` through `once`, and once more — reporting it in
         /// ``CourierCore/TransportMetrics/resends`` — when an idempotent
@@ -167,6 +171,7 @@
                         TransferProgress(direction: .download, completed: decoding.count, total: total))
                 }
                 try decoding.finish()
+                try deadline?.check()
                 return (.bytes(bytes), decoding.count)
             }
             let file = try DownloadFile(destination, head: head)
@@ -184,6 +189,7 @@
                     request.head.method != .head && head.status.code != 204 && head.status.code != 304
                 let length = try ResponseHeadCheck.contentLength(head.headerFields[values: .contentLength])
                 let expected = identity && hasBody ? length.map(Int64.init) : nil
+                try deadline?.check()
                 return (.file(try await file.commit(expectedLength: expected)), decoding.count)
             } catch {
                 file.discard()

@@ -183,19 +183,20 @@
             let watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0) }
             // The end is fixed now: a timer task the pool starts late must not
             // give the exchange more than its total.
-            let end = options.timeout.map { ContinuousClock.now + $0 }
+            let deadline = options.timeout.map { TotalDeadline($0) }
             let work = Task {
-                guard options.timeout != nil || watchdog != nil else {
+                guard deadline != nil || watchdog != nil else {
                     return try await self.exchange(request, options: options)
                 }
                 return try await withThrowingTaskGroup(of: RawResponse.self) { group in
                     group.addTask {
-                        try await self.exchange(request, options: options, watchdog: watchdog)
+                        try await self.exchange(
+                            request, options: options, watchdog: watchdog, deadline: deadline)
                     }
-                    if let timeout = options.timeout, let end {
+                    if let deadline {
                         group.addTask {
-                            try await Task.sleep(until: end, clock: .continuous)
-                            throw TransportError(.timedOut, "no complete response within \(timeout)")
+                            try await deadline.expiry()
+                            throw CancellationError()  // not reached: `expiry` returns only by throwing
                         }
                     }
                     if let watchdog {
@@ -227,9 +228,11 @@
     extension AsyncHTTPClientTransport {
         /// The exchange itself.
         fileprivate func exchange(
-            _ request: OutgoingRequest, options: TransportOptions, watchdog: IdleWatchdog? = nil
+            _ request: OutgoingRequest, options: TransportOptions, watchdog: IdleWatchdog? = nil,
+            deadline: TotalDeadline? = nil
         ) async throws -> RawResponse {
-            try await AHCExchange(request: request, options: options, watchdog: watchdog).run(on: client)
+            try await AHCExchange(request: request, options: options, watchdog: watchdog, deadline: deadline)
+                .run(on: client)
         }
 
         /// The origin whose places an exchange takes, or `nil` when it may be

@@ -36,16 +36,20 @@ final class TaskState: Sendable {
     /// The idle timeout's watch, when the options have one: the delegate
     /// reports every byte that moves (``moved()``).
     let watchdog: IdleWatchdog?
+    /// The total timeout's end, checked again when the response is complete:
+    /// the timer that cuts the task may run late on a loaded machine.
+    let deadline: TotalDeadline?
 
     init(
         options: TransportOptions, uploadTotal: Int64?, download: sending PartialDownload?,
-        tap: StreamTap? = nil, whenTaskEnds: @escaping @Sendable () -> Void
+        deadline: TotalDeadline? = nil, tap: StreamTap? = nil, whenTaskEnds: @escaping @Sendable () -> Void
     ) {
         self.options = options
         self.uploadTotal = uploadTotal
         self.storage = Locked(Storage(download: download))
         self.tap = tap
         self.whenTaskEnds = whenTaskEnds
+        self.deadline = deadline
         watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0) }
     }
 
@@ -206,7 +210,7 @@ final class TaskState: Sendable {
         let (continuation, outcome) = storage.withLock {
             storage -> (CheckedContinuation<RawResponse, any Error>?, Result<RawResponse, any Error>) in
             defer { storage.continuation = nil }
-            let outcome = Self.outcome(&storage, error: error)
+            let outcome = Self.outcome(&storage, error: error, deadline: deadline)
             if case .failure = outcome { storage.download?.discard() }
             return (storage.continuation, outcome)
         }
@@ -224,15 +228,17 @@ final class TaskState: Sendable {
         (error as? URLError)?.code == .cancelled
     }
 
-    private static func outcome(_ storage: inout Storage, error: (any Error)?) -> Result<
-        RawResponse, any Error
-    > {
+    private static func outcome(_ storage: inout Storage, error: (any Error)?, deadline: TotalDeadline?)
+        -> Result<RawResponse, any Error>
+    {
         if let failure = storage.failure { return .failure(failure) }
         if let error, !(storage.declinedChallenge && storage.head != nil && Self.isCancellation(error)) {
             return .failure(URLErrorMapping.map(error))
         }
         if let problem = storage.headProblem { return .failure(problem) }
         guard let head = storage.head else { return .failure(TransportError(.emptyResponse, "no response")) }
+        // Complete, but after the end: late, however late the timer is.
+        do throws(TransportError) { try deadline?.check() } catch { return .failure(error) }
         var body = ResponseBody.bytes(storage.body)
         if let download = storage.download {
             // Checked against Content-Length when the bytes are not decoded.

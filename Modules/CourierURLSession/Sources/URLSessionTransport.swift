@@ -166,22 +166,24 @@ public final class URLSessionTransport: StreamingTransport {
             slot.release()
             throw error
         }
-        let state = TaskState(
-            options: options, uploadTotal: request.body?.length, download: download,
-            whenTaskEnds: slot.release)
         // The wait for a connection counted against the timeout; the end is
-        // fixed now, so that a timer task the pool starts late does not give
-        // the exchange more than its total.
+        // fixed now, and checked again when the response is complete.
+        let deadline = options.timeout.map { TotalDeadline($0, waited: slot.waited) }
+        let state = TaskState(
+            options: options, uploadTotal: request.body?.length, download: download, deadline: deadline,
+            whenTaskEnds: slot.release)
         let delegate = self.delegate
-        let deadline = options.timeout.map { timeout in
-            let end = ContinuousClock.now + (timeout - slot.waited)
-            return Task {
-                try await Task.sleep(until: end, clock: .continuous)
-                state.abort(TransportError(.timedOut, "no complete response within \(timeout)"))
-                delegate.cancelInBackground(task)
+        let timer = deadline.map { deadline in
+            Task {
+                do {
+                    try await deadline.expiry()
+                } catch let error as TransportError {
+                    state.abort(error)
+                    delegate.cancelInBackground(task)
+                } catch {}  // cancelled: the exchange ended first
             }
         }
-        defer { deadline?.cancel() }
+        defer { timer?.cancel() }
         // The idle timeout: FoundationNetworking's counts only bytes received.
         let idle = state.watchdog?.watch { error in
             state.abort(error)
