@@ -16,7 +16,9 @@ extension APIClient {
     /// the envelope's business code when it carries one; so is a JSON
     /// envelope with a failing code sent where the stream was expected.
     /// The response cache and coalescing take no part; a concurrency group
-    /// counts the call until its head is in. Plugins' `process` runs once,
+    /// counts the call as running until its body ends (read to the end,
+    /// failed, or cancelled), so a `wait` policy queues the next call behind
+    /// the whole stream. Plugins' `process` runs once,
     /// when the body ends, with the counts in ``RawResponse/stream``.
     ///
     /// ```swift
@@ -70,7 +72,9 @@ extension APIClient {
         } else {
             outcome = await pipeline.pass(&state)  // 1–6
         }
-        state.membership?.leave()
+        // A stream counts as running in its concurrency group until its body
+        // ends; a call that failed before the head leaves the group now.
+        let membership = state.membership
         let settings = state.settings
         let context = state.context
         let report: @Sendable (Result<RawResponse, CourierError>) async -> Void = { result in
@@ -79,6 +83,7 @@ extension APIClient {
         }
         switch outcome {
         case .failure(let error):
+            membership?.leave()
             slot.discard()
             let failure = pipeline.completed(error, state)
             finishRunning(running)
@@ -100,6 +105,7 @@ extension APIClient {
                 body: body, request: request, attempt: state.budget.attempts, clock: settings.clock,
                 timeouts: timeouts, cancellation: state.cancellation
             ) { [weak self] summary, error in
+                membership?.leave()
                 self?.finishRunning(running)
                 var ended = RawResponse(head: head, metrics: metrics)
                 ended.metrics.bytesReceived = summary.bytes

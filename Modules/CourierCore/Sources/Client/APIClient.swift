@@ -165,7 +165,7 @@ public final class APIClient: Sendable {
         let (id, slot, environment) = state.withLock { state in
             let id = state.nextCallID
             state.nextCallID &+= 1
-            return (id, state.running.insert(cancellation), state.environment)
+            return (id, state.running.insert(cancellation, tags: endpoint.spec.tags), state.environment)
         }
         let inputs = CallInputs(
             id: id, client: self, environment: environment, plugins: plugins, progress: progress,
@@ -191,6 +191,19 @@ public final class APIClient: Sendable {
     public func cancelAll() {
         let running = state.withLock { $0.running.all }
         for call in running { call.cancel() }
+    }
+
+    /// Ends this client's running calls whose endpoint carries `tag`
+    /// (``Endpoint/tagged(_:)``), whatever ``ConcurrencyGroup`` they are in,
+    /// as ``cancelAll()`` ends every call: each fails once with
+    /// ``CourierError/Code/cancelled``, its transfer stops, no retry follows.
+    /// Calls started afterwards are not affected.
+    /// - Parameter tag: The tag the calls to end carry.
+    public func cancelAll(tagged tag: String) {
+        let running = state.withLock { $0.running.tagged(tag) }
+        let reason = CourierError(
+            .cancelled, stage: .transport, message: "cancelled by cancelAll(tagged: \"\(tag)\")")
+        for call in running { call.cancel(because: reason) }
     }
 
     /// How many calls this client is running now.

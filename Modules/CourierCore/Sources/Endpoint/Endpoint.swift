@@ -171,6 +171,21 @@ extension Endpoint {
         return copy
     }
 
+    /// A copy whose calls carry `tags` besides the endpoint's own, so that
+    /// they can be cancelled together whatever group they are in
+    /// (``APIClient/cancelAll(tagged:)``, ``ConcurrencyGroup/cancelAll(tagged:)``):
+    /// every call of a screen that is closing, say.
+    ///
+    /// ```swift
+    /// let detail = Endpoint<Product>(.get("products/7"), on: .api).tagged("product-screen")
+    /// client.cancelAll(tagged: "product-screen")
+    /// ```
+    public func tagged(_ tags: String...) -> Endpoint {
+        var copy = self
+        copy.spec.tags.formUnion(tags)
+        return copy
+    }
+
     /// A copy whose calls an ``Authenticator`` leaves alone: not signed, not
     /// refreshed, never waiting for a refresh (a login endpoint, a public one).
     public func withoutAuthentication() -> Endpoint {

@@ -155,6 +155,13 @@ public struct EndpointSpec: Sendable {
         set { SharedFields.unique(&box).fields.coalescing = newValue }
     }
 
+    /// Names for this endpoint's calls, to cancel them together:
+    /// ``APIClient/cancelAll(tagged:)`` and ``ConcurrencyGroup/cancelAll(tagged:)``.
+    public var tags: Set<String> {
+        get { box.fields.tags }
+        set { SharedFields.unique(&box).fields.tags = newValue }
+    }
+
     /// Values other Courier modules keep on the endpoint (the cache's policy).
     package var attachments: EndpointAttachments {
         get { box.fields.attachments }
@@ -188,6 +195,7 @@ public struct EndpointSpec: Sendable {
         var concurrencyGroup: ConcurrencyGroup? = nil
         var authenticates = true
         var coalescing: Coalescing? = nil
+        var tags: Set<String> = []
         var attachments = EndpointAttachments()
     }
 

@@ -9,13 +9,16 @@ enum ErrorMapping {
     }
 
     /// The error of a call cancelled from outside: the canceller's reason
-    /// (a concurrency policy's) when it gave one, otherwise ``CourierError/Code/cancelled``.
+    /// (a concurrency policy's, a tag's) when it gave one, otherwise
+    /// ``CourierError/Code/cancelled``. A plain cancellation's stage is where
+    /// the call was, whoever ended it.
     static func cancelled(
         by cancellation: CallCancellation, stage: CourierError.Stage, request: HTTPRequest?, attempt: Int
     ) -> CourierError {
         guard var reason = cancellation.reason else {
             return cancelled(stage: stage, request: request, attempt: attempt)
         }
+        if reason.code == .cancelled { reason.stage = stage }
         reason.request = reason.request ?? request
         reason.attempt = attempt
         return reason

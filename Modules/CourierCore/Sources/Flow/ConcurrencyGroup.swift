@@ -26,8 +26,9 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
 
     private struct Inner: ~Copyable {
         var rules = ConcurrencyGroupState()
-        /// Each member's cancellation, to end it for `cancelOthers`.
-        var calls: [ConcurrencyGroupState.Ticket: CallCancellation] = [:]
+        /// Each member's cancellation, to end it for `cancelOthers` and
+        /// `cancelAll`, and its endpoint's tags.
+        var calls: [ConcurrencyGroupState.Ticket: (call: CallCancellation, tags: Set<String>)] = [:]
         /// Queued attempts, by member: each waits for the member's admission.
         var queued: [ConcurrencyGroupState.Ticket: [UInt64]] = [:]
         /// The waits of queued attempts: `nil` (go) or why not.
@@ -54,11 +55,34 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
 
     // MARK: - The pipeline's side
 
-    /// A call joins; `cancellation` ends it when another call's `cancelOthers` does.
-    func join(_ cancellation: CallCancellation) -> ConcurrencyGroupState.Ticket {
+    /// Ends every call of the group — running, queued, or between attempts
+    /// (in a retry wait) — with ``CourierError/Code/cancelled``, whichever
+    /// client made it: XZKit's `cancelAllTasks` for an `APIGroup`. Each
+    /// call fails once, its transfer stops, no retry follows; calls that
+    /// join afterwards are not affected.
+    public func cancelAll() {
+        let calls = inner.withLock { $0.calls.values.map(\.call) }
+        let reason = CourierError(
+            .cancelled, stage: .concurrency, message: "cancelled by \(self).cancelAll()")
+        for call in calls { call.cancel(because: reason) }
+    }
+
+    /// Ends the calls of the group whose endpoint carries `tag`
+    /// (``Endpoint/tagged(_:)``), as ``cancelAll()`` ends them all.
+    /// - Parameter tag: The tag the calls to end carry.
+    public func cancelAll(tagged tag: String) {
+        let calls = inner.withLock { $0.calls.values.filter { $0.tags.contains(tag) }.map(\.call) }
+        let reason = CourierError(
+            .cancelled, stage: .concurrency, message: "cancelled by \(self).cancelAll(tagged: \"\(tag)\")")
+        for call in calls { call.cancel(because: reason) }
+    }
+
+    /// A call joins; `cancellation` ends it when another call's
+    /// `cancelOthers` or ``cancelAll()`` does, or ``cancelAll(tagged:)`` with one of its `tags`.
+    func join(_ cancellation: CallCancellation, tags: Set<String>) -> ConcurrencyGroupState.Ticket {
         inner.withLock { inner in
             let ticket = inner.rules.join()
-            inner.calls[ticket] = cancellation
+            inner.calls[ticket] = (cancellation, tags)
             return ticket
         }
     }
@@ -86,8 +110,8 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
                 for member in cancelled {
                     if member.wasQueued {
                         woken += Self.end(member.ticket, reason, &inner)
-                    } else if let call = inner.calls[member.ticket] {
-                        calls.append(call)
+                    } else if let member = inner.calls[member.ticket] {
+                        calls.append(member.call)
                     }
                 }
             case .run, .ignored, .refused: break
@@ -139,7 +163,7 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
     private func wait(
         _ ticket: ConcurrencyGroupState.Ticket, _ wait: UInt64, _ cancellation: CallCancellation
     ) async -> CourierError? {
-        let withdraw: @Sendable () -> Void = { [self] in self.withdraw(ticket, wait) }
+        let withdraw: @Sendable () -> Void = { [self] in self.withdraw(ticket, wait, cancellation.reason) }
         let registration = cancellation.onCancel(withdraw)
         defer { registration.remove() }
         let missing = cancelledError(by: nil)
@@ -153,10 +177,13 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
         }
     }
 
-    /// A queued attempt gives up: it leaves the queue and its wait ends cancelled.
-    private func withdraw(_ ticket: ConcurrencyGroupState.Ticket, _ wait: UInt64) {
-        let failure = CourierError(
-            .cancelled, stage: .concurrency, message: "the call was cancelled while queued in \(self)")
+    /// A queued attempt gives up: it leaves the queue and its wait ends
+    /// cancelled, with the canceller's `reason` when it gave one.
+    private func withdraw(_ ticket: ConcurrencyGroupState.Ticket, _ wait: UInt64, _ reason: CourierError?) {
+        let failure =
+            reason
+            ?? CourierError(
+                .cancelled, stage: .concurrency, message: "the call was cancelled while queued in \(self)")
         let continuation: CheckedContinuation<CourierError?, Never>? = inner.withLock { inner in
             guard inner.waits.isPending(wait), inner.rules.withdraw(ticket) else { return nil }
             inner.queued[ticket]?.removeAll { $0 == wait }

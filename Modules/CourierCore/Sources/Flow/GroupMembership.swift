@@ -5,10 +5,11 @@ struct GroupMembership: Sendable {
     let group: ConcurrencyGroup
     let ticket: ConcurrencyGroupState.Ticket
 
-    /// Joins `group` for the call whose cancellation is `cancellation`.
-    init(_ group: ConcurrencyGroup, _ cancellation: CallCancellation) {
+    /// Joins `group` for the call whose cancellation is `cancellation` and
+    /// whose endpoint carries `tags`.
+    init(_ group: ConcurrencyGroup, _ cancellation: CallCancellation, tags: Set<String>) {
         self.group = group
-        self.ticket = group.join(cancellation)
+        self.ticket = group.join(cancellation, tags: tags)
     }
 
     /// Waits until the attempt may run under the pass's policy.
@@ -39,6 +40,6 @@ extension CallState {
         }
         guard group !== membership?.group else { return }
         membership?.leave()
-        membership = group.map { GroupMembership($0, cancellation) }
+        membership = group.map { GroupMembership($0, cancellation, tags: plan.spec.tags) }
     }
 }

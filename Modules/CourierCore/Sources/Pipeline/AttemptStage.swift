@@ -34,7 +34,9 @@ enum AttemptStage {
                     throw refusal
                 }
                 (number, result) = await begin(request, state)
-                membership.finish()
+                // A stream's attempt runs until its body ends: the stream
+                // leaves the group then (`APIClient.openStream`).
+                if case .success = result, state.plan.call.stream != nil {} else { membership.finish() }
             } else {
                 (number, result) = await begin(request, state)
             }
