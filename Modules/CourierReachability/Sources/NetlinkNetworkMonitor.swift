@@ -17,13 +17,7 @@
     /// for await status in network.statusUpdates() { print(status) }  // online (IPv4 default route via eth0)
     /// ```
     public final class NetlinkNetworkMonitor: NetworkMonitor {
-        private struct State {
-            var status = NetworkStatus.offline("not started")
-            var subscribers: [Int: AsyncStream<NetworkStatus>.Continuation] = [:]
-            var nextSubscriber = 0
-        }
-
-        private let state = Locked(State())
+        private let broadcast = NetworkStatusBroadcast(.offline("not started"))
         /// Written to stop the thread.
         private let wake: Int32
 
@@ -57,22 +51,10 @@
         deinit { stop() }
 
         /// The state as last read.
-        public var status: NetworkStatus { state.withLock { $0.status } }
+        public var status: NetworkStatus { broadcast.status }
 
         /// The current status, then every change, until the monitor stops.
-        public func statusUpdates() -> AsyncStream<NetworkStatus> {
-            AsyncStream { continuation in
-                let id = state.withLock { state in
-                    defer { state.nextSubscriber += 1 }
-                    state.subscribers[state.nextSubscriber] = continuation
-                    continuation.yield(state.status)
-                    return state.nextSubscriber
-                }
-                continuation.onTermination = { [weak self] _ in
-                    self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
-                }
-            }
-        }
+        public func statusUpdates() -> AsyncStream<NetworkStatus> { broadcast.updates() }
 
         /// Stops the thread and ends every update stream; ``status`` keeps the last state.
         public func stop() {
@@ -80,25 +62,14 @@
             _ = write(wake, &one, 8)
         }
 
-        private func publish(_ status: NetworkStatus) {
-            let subscribers = state.withLock { state -> [AsyncStream<NetworkStatus>.Continuation] in
-                guard state.status != status else { return [] }
-                state.status = status
-                return Array(state.subscribers.values)
-            }
-            for subscriber in subscribers { subscriber.yield(status) }
-        }
+        private func publish(_ status: NetworkStatus) { broadcast.publish(status) }
 
         /// The thread: enter the namespace, subscribe, read, then wait for
         /// events (or the stop signal) and read again after each burst.
         private func run(_ namespace: String?, started: (Result<Void, NetworkMonitorError>) -> Void) {
             defer {
                 close(wake)
-                let subscribers = state.withLock { state in
-                    defer { state.subscribers = [:] }
-                    return Array(state.subscribers.values)
-                }
-                for subscriber in subscribers { subscriber.finish() }
+                broadcast.finish()
             }
             let events: OpaquePointer
             do throws(NetworkMonitorError) {

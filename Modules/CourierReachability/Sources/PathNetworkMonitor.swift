@@ -12,24 +12,27 @@
     /// ```
     public final class PathNetworkMonitor: NetworkMonitor {
         private let monitor: NWPathMonitor
-        private let current: Locked<NetworkStatus>
+        private let broadcast: NetworkStatusBroadcast
 
         /// Starts watching the current path, on a queue of its own.
         public init() {
             monitor = NWPathMonitor()
-            let current = Locked(Self.status(of: monitor.currentPath))
-            self.current = current
-            monitor.pathUpdateHandler = { path in
-                let status = Self.status(of: path)
-                current.withLock { $0 = status }
-            }
+            let broadcast = NetworkStatusBroadcast(Self.status(of: monitor.currentPath))
+            self.broadcast = broadcast
+            monitor.pathUpdateHandler = { path in broadcast.publish(Self.status(of: path)) }
             monitor.start(queue: DispatchQueue(label: "courier.path-monitor"))
         }
 
-        deinit { monitor.cancel() }
+        deinit {
+            monitor.cancel()
+            broadcast.finish()
+        }
 
         /// The state of the path as last reported.
-        public var status: NetworkStatus { current.withLock { $0 } }
+        public var status: NetworkStatus { broadcast.status }
+
+        /// The current status, then every change the path monitor reports.
+        public func statusUpdates() -> AsyncStream<NetworkStatus> { broadcast.updates() }
 
         private static func status(of path: NWPath) -> NetworkStatus {
             let interfaces = path.availableInterfaces.map(\.name).joined(separator: ", ")

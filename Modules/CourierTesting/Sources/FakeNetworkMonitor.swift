@@ -12,22 +12,30 @@
 /// network.status = .online("wifi")
 /// ```
 public final class FakeNetworkMonitor: NetworkMonitor {
-    private let current: Locked<NetworkStatus>
+    private let broadcast: NetworkStatusBroadcast
     private let reads = Locked(0)
 
     /// Creates a monitor, online unless told otherwise.
     public init(_ status: NetworkStatus = .online("fake network")) {
-        current = Locked(status)
+        broadcast = NetworkStatusBroadcast(status)
     }
 
-    /// The status every read returns until it is set again.
+    /// The status every read returns until it is set again; setting it
+    /// tells every ``statusUpdates()`` stream at once.
     public var status: NetworkStatus {
         get {
             reads.withLock { $0 += 1 }
-            return current.withLock { $0 }
+            return broadcast.status
         }
-        set { current.withLock { $0 = newValue } }
+        set { broadcast.publish(newValue) }
     }
+
+    /// The current status, then every change, with no polling.
+    public func statusUpdates() -> AsyncStream<NetworkStatus> { broadcast.updates() }
+
+    /// How many ``statusUpdates()`` streams are being read now: a test
+    /// waits for a call to be listening before it brings the network back.
+    public var listeners: Int { broadcast.subscriberCount }
 
     /// How many times the status was read: once per attempt.
     public var readCount: Int { reads.withLock { $0 } }

@@ -69,6 +69,18 @@ extension APIClient {
         /// fails with ``CourierError/Code/offline`` and nothing is sent.
         /// `nil` (never asked) by default.
         public var networkMonitor: (any NetworkMonitor)?
+        /// Whether an attempt that finds the ``networkMonitor`` offline waits
+        /// for the network instead of failing at once (Alamofire's offline
+        /// retrier, async-http-client's `waitsForConnectivity`): it goes as
+        /// soon as the monitor reports online, and fails with
+        /// ``CourierError/Code/offline`` only if the network has not come back
+        /// within the retry policy's remaining deadline, or else the attempt's
+        /// timeout. `false` by default.
+        public var waitsForConnectivity: Bool
+        /// Stops sending to an origin that keeps failing (``CircuitBreaker``);
+        /// share one breaker between clients to share what they learn. `nil`
+        /// (no breaker) by default.
+        public var circuitBreaker: CircuitBreaker?
         /// The response cache calls consult (CourierCache's
         /// `configuration.cache`); `nil` (no cache) by default.
         package var responseCache: (any ResponseCaching)?
@@ -96,7 +108,9 @@ extension APIClient {
             networkMonitor: (any NetworkMonitor)? = nil,
             idleTimeout: Duration? = nil,
             downloadTimeouts: DownloadTimeouts = DownloadTimeouts(),
-            connectTimeout: Duration? = nil
+            connectTimeout: Duration? = nil,
+            waitsForConnectivity: Bool = false,
+            circuitBreaker: CircuitBreaker? = nil
         ) {
             self.transport = transport
             self.decoder = decoder
@@ -120,6 +134,8 @@ extension APIClient {
             self.redirects = redirects
             self.cookies = cookies
             self.networkMonitor = networkMonitor
+            self.waitsForConnectivity = waitsForConnectivity
+            self.circuitBreaker = circuitBreaker
         }
     }
 }

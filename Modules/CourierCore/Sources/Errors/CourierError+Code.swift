@@ -65,6 +65,10 @@ extension CourierError {
         /// attempt was refused before any socket was opened. Not retried by
         /// default (``RetryPolicy/retryIf`` can opt in).
         public static let offline = Code("offline")
+        /// The client's ``CircuitBreaker`` refused the attempt: the host
+        /// failed too often lately. Nothing was sent; ``CourierError/underlying``
+        /// is a ``CircuitOpenError`` saying until when. Not retried.
+        public static let circuitOpen = Code("circuitOpen")
     }
 
     /// Where in the pipeline a call failed. The order is the pipeline's order.

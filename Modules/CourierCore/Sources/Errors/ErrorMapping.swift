@@ -144,6 +144,14 @@ enum ErrorMapping {
             return annotated(
                 "a retry was due after \(failure.code) but \(method)is not a retryable method "
                     + "and the request carries no idempotency key")
+        case .retryBudgetExhausted:
+            let budget = policy.budget
+            let counts =
+                budget.map { " (\($0.counts.retries) retries for \($0.counts.calls) calls in the window)" }
+                ?? ""
+            return annotated(
+                "a retry was due after \(failure.code) but the retry budget is spent\(counts): "
+                    + (budget?.description ?? "no budget"))
         default:
             return failure
         }

@@ -17,6 +17,12 @@ enum AttemptStage {
         let policy = settings.retryPolicy
         let clock = settings.clock
         while true {
+            if settings.waitsForConnectivity, let monitor = settings.networkMonitor, !monitor.status.isOnline
+            {
+                _ = await ConnectivityWait.untilOnline(
+                    monitor, bound: ConnectivityWait.bound(state), clock: clock,
+                    cancellation: state.cancellation)
+            }
             if Task.isCancelled || state.cancellation.isCancelled {
                 throw ErrorMapping.cancelled(
                     by: state.cancellation, stage: .transport, request: request.head,
@@ -58,6 +64,9 @@ enum AttemptStage {
                 carriesIdempotencyKey: policy.idempotencyKeyField.map { request.head.headerFields[$0] != nil }
                     ?? false)
             switch decision {
+            case .retry where policy.budget?.withdrawRetry() == false:
+                throw ErrorMapping.stopped(
+                    .retryBudgetExhausted, failure: failure, attempt: number, policy: policy)
             case .retry(let delay):
                 do {
                     try await CallCancellation.sleep(for: delay, on: clock, cancellation: state.cancellation)
@@ -86,13 +95,35 @@ enum AttemptStage {
         } catch {
             return (0, .failure(error))
         }
+        // The call counts towards the retry budget's share once, at its first attempt.
+        if number == 1 { settings.retryPolicy.budget?.recordCall() }
         // The retry policy's deadline caps the attempt's total, or is its total.
         let timeout = settings.timeout.map { total in remaining.map { min(total, $0) } ?? total } ?? remaining
         do throws(CourierError) {
-            return (number, .success(try await attempt(request, number: number, timeout: timeout, state)))
+            return (number, .success(try await guarded(request, number: number, timeout: timeout, state)))
         } catch {
             return (number, .failure(error))
         }
+    }
+
+    /// The client's circuit breaker around one attempt: refuses it while the
+    /// origin's circuit is open, and records how it ended.
+    private static func guarded(
+        _ request: OutgoingRequest, number: Int, timeout: Duration?, _ state: CallState
+    ) async throws(CourierError) -> RawResponse {
+        guard let breaker = state.settings.circuitBreaker else {
+            return try await attempt(request, number: number, timeout: timeout, state)
+        }
+        let origin = "\(request.head.scheme ?? "")://\(request.head.authority ?? "")"
+        let permit = try breaker.admit(origin, request: request.head, attempt: number)
+        let outcome: Result<RawResponse, CourierError>
+        do throws(CourierError) {
+            outcome = .success(try await attempt(request, number: number, timeout: timeout, state))
+        } catch {
+            outcome = .failure(error)
+        }
+        breaker.record(origin, permit, outcome)
+        return try outcome.get()
     }
 
     /// One attempt: the per-attempt chain around the exchange, then validation.
@@ -107,8 +138,10 @@ enum AttemptStage {
         if let monitor = settings.networkMonitor {
             let status = monitor.status
             guard status.isOnline else {
+                let waited = settings.waitsForConnectivity ? ", and did not come back in time" : ""
                 var error = CourierError(
-                    .offline, stage: .transport, message: "offline (\(status.reason)): nothing was sent")
+                    .offline, stage: .transport,
+                    message: "offline (\(status.reason))\(waited): nothing was sent")
                 error.request = request.head
                 error.attempt = number
                 throw error

@@ -181,6 +181,10 @@ final class CallSettings: Sendable {
     let cookies: (any CookieStorage)?
     /// The client's reachability gate.
     let networkMonitor: (any NetworkMonitor)?
+    /// Whether an attempt made offline waits for the network first.
+    let waitsForConnectivity: Bool
+    /// The client's circuit breaker.
+    let circuitBreaker: CircuitBreaker?
 
     /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
     convenience init(_ configuration: APIClient.Configuration) {
@@ -224,6 +228,8 @@ final class CallSettings: Sendable {
         redirects = configuration.redirects
         cookies = configuration.cookies
         networkMonitor = configuration.networkMonitor
+        waitsForConnectivity = configuration.waitsForConnectivity
+        circuitBreaker = configuration.circuitBreaker
     }
 
     private static func authenticates(_ interceptor: any Interceptor) -> Bool {

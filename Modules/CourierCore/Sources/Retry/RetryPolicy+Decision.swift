@@ -22,7 +22,7 @@ public struct RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     /// The values, for an exhaustive `switch` inside the module.
     enum Kind: String, Sendable, Hashable {
         case notRetryable, attemptsExhausted, methodNotRetryable, bodyNotReplayable, deadlineExceeded,
-            retryAfterTooLong
+            retryAfterTooLong, retryBudgetExhausted
     }
 
     let kind: Kind
@@ -46,6 +46,10 @@ public struct RetryStopReason: Sendable, Hashable, CustomStringConvertible {
 
     /// The server's `Retry-After` is longer than ``RetryPolicy/maxRetryAfter``.
     public static let retryAfterTooLong = Self(kind: .retryAfterTooLong)
+
+    /// A retry was due, but the policy's ``RetryPolicy/budget`` is spent:
+    /// retries already added their share to the calls of the window.
+    public static let retryBudgetExhausted = Self(kind: .retryBudgetExhausted)
 }
 
 extension RetryPolicy {

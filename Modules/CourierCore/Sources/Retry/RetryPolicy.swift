@@ -46,6 +46,10 @@ public struct RetryPolicy: Sendable {
     /// since attempts resend the same request). `Idempotency-Key` by default,
     /// as Stripe and the IETF draft name it; `nil` turns this off.
     public var idempotencyKeyField: HTTPField.Name?
+    /// How much retries may add to the load, shared by every call whose
+    /// policy carries the same budget; `nil` (no budget) by default. A retry
+    /// the budget refuses stops with ``RetryStopReason/retryBudgetExhausted``.
+    public var budget: RetryBudget?
 
     /// `Idempotency-Key`.
     public static let defaultIdempotencyKeyField = HTTPField.Name("Idempotency-Key")
@@ -78,7 +82,8 @@ public struct RetryPolicy: Sendable {
         maxRetryAfter: Duration = .seconds(120),
         deadline: Duration? = nil,
         retryIf: (@Sendable (CourierError) -> Bool)? = nil,
-        idempotencyKeyField: HTTPField.Name? = RetryPolicy.defaultIdempotencyKeyField
+        idempotencyKeyField: HTTPField.Name? = RetryPolicy.defaultIdempotencyKeyField,
+        budget: RetryBudget? = nil
     ) {
         self.maxAttempts = max(1, maxAttempts)
         self.backoff = backoff
@@ -92,6 +97,7 @@ public struct RetryPolicy: Sendable {
         self.deadline = deadline
         self.retryIf = retryIf
         self.idempotencyKeyField = idempotencyKeyField
+        self.budget = budget
     }
 
     /// Never retry.

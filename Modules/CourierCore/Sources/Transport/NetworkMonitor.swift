@@ -18,6 +18,31 @@
 public protocol NetworkMonitor: Sendable {
     /// The current state.
     var status: NetworkStatus { get }
+
+    /// The current status, then every change: what an attempt waiting for
+    /// the network (``APIClient/Configuration/waitsForConnectivity``) listens
+    /// to. The stream ends when its reader stops. A monitor that cannot
+    /// report changes may leave it out: ``status`` is then read once a second.
+    func statusUpdates() -> AsyncStream<NetworkStatus>
+}
+
+extension NetworkMonitor {
+    /// The current status, then each change seen by reading ``status`` once a second.
+    public func statusUpdates() -> AsyncStream<NetworkStatus> {
+        AsyncStream { continuation in
+            let poller = Task {
+                var last: NetworkStatus?
+                while !Task.isCancelled {
+                    let status = self.status
+                    if status != last { continuation.yield(status) }
+                    last = status
+                    try? await Task.sleep(for: .seconds(1))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in poller.cancel() }
+        }
+    }
 }
 
 /// What a ``NetworkMonitor`` knows: online or offline, and why.

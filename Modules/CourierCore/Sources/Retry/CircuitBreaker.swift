@@ -1,0 +1,160 @@
+import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Stops sending to a host that keeps failing, and tries it again later
+/// with a few probes: a circuit breaker per origin (`scheme://host:port`),
+/// shared by every client configured with it
+/// (``APIClient/Configuration/circuitBreaker``).
+///
+/// Closed, attempts go through and their outcomes are counted over
+/// ``Configuration/window``; once at least ``Configuration/minimumCalls``
+/// ended there and ``Configuration/failureRateThreshold`` of them failed,
+/// the circuit opens: for ``Configuration/openDuration`` every attempt to
+/// that origin fails at once with ``CourierError/Code/circuitOpen``, nothing
+/// sent, the error saying until when (``CircuitOpenError``). Then it lets
+/// ``Configuration/halfOpenProbes`` attempts through: if they all succeed
+/// it closes, if one fails it opens again. A failure is what says the
+/// server is unwell: a transport failure (refused, reset, timed out) or a
+/// 5xx or 429 answer — not a 404 or a business code, which are answers.
+///
+/// ```swift
+/// let breaker = CircuitBreaker(.init(failureRateThreshold: 0.5, minimumCalls: 20, openDuration: .seconds(30)))
+/// let client = APIClient(configuration: .init(transport: CurlTransport.shared, circuitBreaker: breaker))
+/// ```
+///
+/// The retry policy does not retry `circuitOpen`: a retry would only meet
+/// the open circuit again. The breaker reads its own clock (a `TestClock` in tests).
+public final class CircuitBreaker: Sendable {
+    /// When a circuit opens, for how long, and how it is tested again.
+    public struct Configuration: Sendable {
+        /// The share of outcomes in the window that must be failures to open (0.5: half).
+        public var failureRateThreshold: Double
+        /// Outcomes the window must hold before the rate counts at all.
+        public var minimumCalls: Int
+        /// How far back outcomes count.
+        public var window: Duration
+        /// How long an open circuit refuses attempts before probing.
+        public var openDuration: Duration
+        /// Attempts let through half-open; all must succeed to close.
+        public var halfOpenProbes: Int
+        /// Which failed attempts count as the server failing; by default
+        /// ``CircuitBreaker/countsAsFailure(_:)``.
+        public var countsAsFailure: @Sendable (CourierError) -> Bool
+
+        /// Creates a configuration; every argument has a default.
+        public init(
+            failureRateThreshold: Double = 0.5, minimumCalls: Int = 20, window: Duration = .seconds(30),
+            openDuration: Duration = .seconds(30), halfOpenProbes: Int = 1,
+            countsAsFailure: @escaping @Sendable (CourierError) -> Bool = CircuitBreaker.countsAsFailure
+        ) {
+            self.failureRateThreshold = min(1, max(0, failureRateThreshold))
+            self.minimumCalls = max(1, minimumCalls)
+            self.window = max(window, .milliseconds(10))
+            self.openDuration = openDuration
+            self.halfOpenProbes = max(1, halfOpenProbes)
+            self.countsAsFailure = countsAsFailure
+        }
+    }
+
+    /// Where an origin's circuit is.
+    public enum State: Sendable, Equatable {
+        /// Attempts go through.
+        case closed
+        /// Attempts fail with ``CourierError/Code/circuitOpen`` until this date.
+        case open(until: Date)
+        /// Probes test the origin; other attempts are refused meanwhile.
+        case halfOpen
+    }
+
+    /// The settings.
+    public let configuration: Configuration
+    private let clock: any CourierClock
+    private let circuits = Locked<[String: CircuitState]>([:])
+
+    /// Creates a breaker; its circuits start closed.
+    /// - Parameters:
+    ///   - configuration: When circuits open and how they are probed.
+    ///   - clock: The clock; `SystemClock()` unless testing.
+    public init(_ configuration: Configuration = .init(), clock: any CourierClock = SystemClock()) {
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    /// The circuit of `origin` (`scheme://host:port` as the request names it).
+    public func state(of origin: String) -> State {
+        let now = clock.now
+        let phase = circuits.withLock { $0[origin]?.phase } ?? .closed
+        switch phase {
+        case .closed: return .closed
+        case .open(let until) where now < until: return .open(until: date(at: until, now: now))
+        case .open, .halfOpen: return .halfOpen
+        }
+    }
+
+    /// Transport failures (not cancellation, not `offline`: nothing was
+    /// sent) and answers 5xx and 429.
+    public static func countsAsFailure(_ error: CourierError) -> Bool {
+        if let status = error.response?.statusCode { return status >= 500 || status == 429 }
+        return error.code == .transport || error.code == .timedOut
+    }
+
+    // MARK: - The pipeline's side
+
+    /// An attempt to `origin` asks to go.
+    /// - Throws: ``CourierError/Code/circuitOpen`` when the circuit refuses it.
+    func admit(_ origin: String, request: HTTPRequest, attempt: Int) throws(CourierError)
+        -> CircuitState.Permit
+    {
+        let now = clock.now
+        let (permit, phase) = circuits.withLock { circuits in
+            let permit = circuits[origin, default: CircuitState()].admit(now: now, configuration)
+            return (permit, circuits[origin]?.phase)
+        }
+        if let permit { return permit }
+        var until: Date?
+        var message = "the circuit for \(origin) is half-open: its probes are testing it; nothing was sent"
+        if case .open(let end)? = phase {
+            until = date(at: end, now: now)
+            message = "the circuit for \(origin) is open for \(end - now) more; nothing was sent"
+        }
+        throw CourierError(
+            .circuitOpen, stage: .transport, message: message, request: request, attempt: attempt,
+            underlying: CircuitOpenError(origin: origin, until: until))
+    }
+
+    /// An admitted attempt ended with `outcome`.
+    func record(_ origin: String, _ permit: CircuitState.Permit, _ outcome: Result<RawResponse, CourierError>)
+    {
+        let failed: Bool?
+        switch outcome {
+        case .success(let response):
+            failed = response.statusCode >= 500 || response.statusCode == 429
+        case .failure(let error) where [.cancelled, .cancelledByPolicy, .offline].contains(error.code):
+            failed = nil  // nothing learnt about the server
+        case .failure(let error):
+            // A failure; else an answer (a 404, a business code) is a success;
+            // else nothing was learnt (a request that could not be built).
+            failed = configuration.countsAsFailure(error) ? true : error.response == nil ? nil : false
+        }
+        let now = clock.now
+        circuits.withLock { $0[origin]?.record(permit, failed: failed, now: now, configuration) }
+    }
+
+    private func date(at instant: Duration, now: Duration) -> Date {
+        clock.date.addingTimeInterval((instant - now).seconds)
+    }
+}
+
+/// Why an attempt failed with ``CourierError/Code/circuitOpen``: the
+/// ``CourierError/underlying`` error.
+public struct CircuitOpenError: Error, Sendable, Hashable {
+    /// The origin whose circuit refused the attempt.
+    public let origin: String
+    /// When the circuit lets a probe through; `nil` while probes run (half-open).
+    public let until: Date?
+}
