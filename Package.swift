@@ -331,7 +331,7 @@ let package = Package(
         .target(
             name: "CourierPlugins",
             dependencies: [
-                "CourierCore",
+                "CourierCore", "CourierContentCoding",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -343,7 +343,7 @@ let package = Package(
         .testTarget(
             name: "CourierPluginsTests",
             dependencies: [
-                "CourierPlugins", "CourierTesting", "CourierCodable",
+                "CourierPlugins", "CourierTesting", "CourierCodable", "CourierContentCoding",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

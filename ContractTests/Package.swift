@@ -73,6 +73,8 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // To read back compressed request bodies as the server received them.
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             path: "Conformance"
         ),

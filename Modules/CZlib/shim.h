@@ -1,6 +1,6 @@
-// zlib for CourierCurl's content decoding. `inflateInit2` is a macro that
-// Swift cannot call; the wrapper passes zlib's version and stream size as
-// the macro does.
+// zlib for Courier's content codings. `inflateInit2` and `deflateInit2` are
+// macros that Swift cannot call; the wrappers pass zlib's version and stream
+// size as the macros do.
 #ifndef COURIER_CZLIB_SHIM_H
 #define COURIER_CZLIB_SHIM_H
 
@@ -8,6 +8,10 @@
 
 static inline int courier_inflate_init(z_stream *stream, int windowBits) {
     return inflateInit2(stream, windowBits);
+}
+
+static inline int courier_deflate_init(z_stream *stream, int level, int windowBits) {
+    return deflateInit2(stream, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY);
 }
 
 #endif
