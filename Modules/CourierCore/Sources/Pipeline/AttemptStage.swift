@@ -40,9 +40,11 @@ enum AttemptStage {
                     throw refusal
                 }
                 (number, result) = await begin(request, state)
-                // A stream's attempt runs until its body ends: the stream
+                // A stream whose head is in runs until its body ends: it
                 // leaves the group then (`APIClient.openStream`).
-                if case .success = result, state.plan.call.stream != nil {} else { membership.finish() }
+                let streamOpen: Bool =
+                    if case .success = result { state.plan.call.stream != nil } else { false }
+                if !streamOpen { membership.finish() }
             } else {
                 (number, result) = await begin(request, state)
             }
