@@ -30,7 +30,7 @@ struct RequestCompressionTests {
         let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<test>")
         try await withMockServer(.init(stubs: stubs)) { server async throws in
             let node = Node("mock", baseURL: server.baseURL)
-            let client = APIClient(configuration: .init(transport: kind.transport))
+            let client = APIClient(configuration: .init(transport: kind.transport, timeout: hangGuard))
             let upload = Endpoint<RawResponse>(
                 .post("events"), on: node, content: .raw(Self.batch, contentType: "application/json"))
             let plain = try await client.send(upload.compressingRequestBody(coding, minimumSize: 1))
@@ -55,7 +55,8 @@ struct RequestCompressionTests {
     @Test func aSmallBodyIsSentAsItIs() async throws {
         let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<test>")
         try await withMockServer(.init(stubs: stubs)) { server async throws in
-            let client = APIClient(configuration: .init(transport: TransportKind.curl.transport))
+            let client = APIClient(
+                configuration: .init(transport: TransportKind.curl.transport, timeout: hangGuard))
             let upload = Endpoint<RawResponse>(
                 .post("events"), on: Node("mock", baseURL: server.baseURL),
                 content: .raw(Array(#"{"n":1}"#.utf8), contentType: "application/json"))

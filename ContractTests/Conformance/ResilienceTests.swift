@@ -31,6 +31,7 @@ struct ResilienceTests {
                 configuration: .init(
                     transport: kind.transport,
                     retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none, budget: budget),
+                    timeout: hangGuard,
                     clock: TestClock()))
             for _ in 0..<10 {
                 let error = await callFailure(client, Endpoint<RawResponse>(.get("overloaded"), on: node))
@@ -47,7 +48,9 @@ struct ResilienceTests {
             let clock = TestClock(mode: .manual)
             let breaker = CircuitBreaker(.init(minimumCalls: 4, openDuration: .seconds(30)), clock: clock)
             let client = APIClient(
-                configuration: .init(transport: kind.transport, clock: TestClock(), circuitBreaker: breaker))
+                configuration: .init(
+                    transport: kind.transport, timeout: hangGuard, clock: TestClock(), circuitBreaker: breaker
+                ))
             // Resets and 503s both say the server is unwell.
             for path in ["resets", "overloaded", "resets", "overloaded"] {
                 let error = await callFailure(
@@ -74,7 +77,7 @@ struct ResilienceTests {
             let clock = TestClock(mode: .manual)
             let client = APIClient(
                 configuration: .init(
-                    transport: kind.transport, clock: clock, networkMonitor: network,
+                    transport: kind.transport, timeout: hangGuard, clock: clock, networkMonitor: network,
                     waitsForConnectivity: true))
             let call = Task { await callFailure(client, Endpoint<RawResponse>(.get("fine"), on: node)) }
             await clock.waitForSleepers(1)

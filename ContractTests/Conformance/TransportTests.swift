@@ -265,8 +265,10 @@ struct TransportTests {
             let node = Node("shop", baseURL: server.baseURL + "/api", envelope: .standard)
             let clock = TestClock()
             let client = APIClient(
-                transport: kind.transport, decoder: .codable,
-                retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none), clock: clock)
+                configuration: .init(
+                    transport: kind.transport, decoder: .codable,
+                    retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none), timeout: hangGuard, clock: clock)
+            )
             let user = try await client.send(Endpoint<User>(.get("users/\(7)"), on: node))
             #expect(user.name == "Ada Lovelace")
             do {
@@ -282,8 +284,10 @@ struct TransportTests {
             let fresh = try CurlTransport()
             let flakyClock = TestClock()
             let flaky = APIClient(
-                transport: fresh, decoder: .codable, retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none),
-                clock: flakyClock)
+                configuration: .init(
+                    transport: fresh, decoder: .codable,
+                    retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none),
+                    timeout: hangGuard, clock: flakyClock))
             let reply = try await flaky.response(
                 Endpoint<[Order]>(.get("orders"), on: node, query: ["limit": 2]))
             await fresh.shutdown()
