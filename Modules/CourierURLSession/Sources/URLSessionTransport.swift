@@ -173,22 +173,14 @@ public final class URLSessionTransport: StreamingTransport {
             options: options, uploadTotal: request.body?.length, download: download, deadline: deadline,
             whenTaskEnds: slot.release)
         let delegate = self.delegate
-        let timer = deadline.map { deadline in
-            Task {
-                do {
-                    try await deadline.expiry()
-                } catch let error as TransportError {
-                    state.abort(error)
-                    delegate.cancelInBackground(task)
-                } catch {}  // cancelled: the exchange ended first
-            }
-        }
-        defer { timer?.cancel() }
-        // The idle timeout: FoundationNetworking's counts only bytes received.
-        let idle = state.watchdog?.watch { error in
+        let stop: @Sendable (TransportError) -> Void = { error in
             state.abort(error)
             delegate.cancelInBackground(task)
         }
+        let timer = deadline?.watch(onExpiry: stop)
+        defer { timer?.cancel() }
+        // The idle timeout: FoundationNetworking's counts only bytes received.
+        let idle = state.watchdog?.watch(onExpiry: stop)
         defer { idle?.cancel() }
         return try await run(task, state, options: options)
     }

@@ -1,14 +1,14 @@
 /// An attempt that finds the network down waits for it to come back
 /// (``APIClient/Configuration/waitsForConnectivity``), for a bounded time.
 enum ConnectivityWait {
-    /// Returns once `monitor` reports online (`true`), once `bound` has
+    /// The caller has found the network down. Returns once `monitor`
+    /// reports online (`true`, at once if it already is), once `bound` has
     /// passed on `clock`, or once the task or the call is cancelled (`false`).
     static func untilOnline(
         _ monitor: any NetworkMonitor, bound: Duration, clock: any CourierClock,
         cancellation: CallCancellation
     ) async -> Bool {
-        if monitor.status.isOnline { return true }
-        return await withTaskGroup(of: Bool.self) { group in
+        await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 // The stream starts with the current status: no change is missed.
                 for await status in monitor.statusUpdates() where status.isOnline { return true }

@@ -99,9 +99,12 @@ public final class CircuitBreaker: Sendable {
     /// Transport failures (not cancellation, not `offline`: nothing was
     /// sent) and answers 5xx and 429.
     public static func countsAsFailure(_ error: CourierError) -> Bool {
-        if let status = error.response?.statusCode { return status >= 500 || status == 429 }
+        if let status = error.response?.statusCode { return isFailure(status: status) }
         return error.code == .transport || error.code == .timedOut
     }
+
+    /// 5xx and 429: the server says it is unwell or overloaded.
+    private static func isFailure(status: Int) -> Bool { status >= 500 || status == 429 }
 
     // MARK: - The pipeline's side
 
@@ -112,7 +115,8 @@ public final class CircuitBreaker: Sendable {
     {
         let now = clock.now
         let (permit, phase) = circuits.withLock { circuits in
-            let permit = circuits[origin, default: CircuitState()].admit(now: now, configuration)
+            let permit = circuits[origin, default: CircuitState(window: configuration.window)].admit(
+                now: now, configuration)
             return (permit, circuits[origin]?.phase)
         }
         if let permit { return permit }
@@ -133,13 +137,17 @@ public final class CircuitBreaker: Sendable {
         let failed: Bool?
         switch outcome {
         case .success(let response):
-            failed = response.statusCode >= 500 || response.statusCode == 429
+            failed = Self.isFailure(status: response.statusCode)
         case .failure(let error) where [.cancelled, .cancelledByPolicy, .offline].contains(error.code):
             failed = nil  // nothing learnt about the server
         case .failure(let error):
             // A failure; else an answer (a 404, a business code) is a success;
             // else nothing was learnt (a request that could not be built).
-            failed = configuration.countsAsFailure(error) ? true : error.response == nil ? nil : false
+            if configuration.countsAsFailure(error) {
+                failed = true
+            } else {
+                failed = error.response == nil ? nil : false
+            }
         }
         let now = clock.now
         circuits.withLock { $0[origin]?.record(permit, failed: failed, now: now, configuration) }

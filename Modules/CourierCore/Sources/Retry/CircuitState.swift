@@ -3,7 +3,7 @@
 /// every transition is tested as a table. ``CircuitBreaker`` keeps one per
 /// origin behind its lock.
 ///
-/// Closed, it counts outcomes in ten slices of the window and opens when
+/// Closed, it counts outcomes over the window (`SlidingWindowCounts`) and opens when
 /// at least `minimumCalls` ended there and the share that failed reaches
 /// the threshold. Open, it refuses every attempt until its end. Then
 /// half-open: it lets `halfOpenProbes` attempts through; all of them
@@ -23,15 +23,14 @@ struct CircuitState: Sendable, Equatable {
         case probe
     }
 
-    struct Slice: Sendable, Equatable {
-        var index: Int64
-        var successes = 0
-        var failures = 0
-    }
-
-    static let slices = 10
     private(set) var phase = Phase.closed
-    private var window: [Slice] = Array(repeating: Slice(index: Int64.min), count: Self.slices)
+    /// Successes (first) and failures (second) while closed.
+    private var outcomes: SlidingWindowCounts
+
+    /// A closed circuit counting outcomes over `window`.
+    init(window: Duration) {
+        outcomes = SlidingWindowCounts(length: window)
+    }
 
     /// An attempt asks to go.
     /// - Returns: Its permit, or `nil` when the circuit refuses it.
@@ -58,11 +57,8 @@ struct CircuitState: Sendable, Equatable {
         switch (permit, phase) {
         case (.closed, .closed):
             guard let failed else { return }
-            let current = Self.sliceIndex(now, configuration.window)
-            let position = Int(((current % Int64(Self.slices)) + Int64(Self.slices)) % Int64(Self.slices))
-            if window[position].index != current { window[position] = Slice(index: current) }
-            if failed { window[position].failures += 1 } else { window[position].successes += 1 }
-            let (successes, failures) = counts(now: now, configuration.window)
+            outcomes.add(first: failed ? 0 : 1, second: failed ? 1 : 0, at: now)
+            let (successes, failures) = outcomes.totals(at: now)
             let total = successes + failures
             if total >= configuration.minimumCalls,
                 Double(failures) >= configuration.failureRateThreshold * Double(total)
@@ -76,7 +72,7 @@ struct CircuitState: Sendable, Equatable {
             case false?:
                 if succeeded + 1 >= configuration.halfOpenProbes {
                     phase = .closed
-                    window = Array(repeating: Slice(index: Int64.min), count: Self.slices)
+                    outcomes = SlidingWindowCounts(length: configuration.window)
                 } else {
                     phase = .halfOpen(inFlight: inFlight - 1, succeeded: succeeded + 1)
                 }
@@ -87,21 +83,7 @@ struct CircuitState: Sendable, Equatable {
         }
     }
 
-    /// Outcomes counted in the window at `now`.
-    func counts(now: Duration, _ window: Duration) -> (successes: Int, failures: Int) {
-        let current = Self.sliceIndex(now, window)
-        return self.window.filter { $0.index > current - Int64(Self.slices) && $0.index <= current }
-            .reduce(into: (0, 0)) { sum, slice in
-                sum.0 += slice.successes
-                sum.1 += slice.failures
-            }
-    }
-
     private mutating func open(now: Duration, _ configuration: CircuitBreaker.Configuration) {
         phase = .open(until: now + configuration.openDuration)
-    }
-
-    private static func sliceIndex(_ now: Duration, _ window: Duration) -> Int64 {
-        now.nanoseconds / max(1, window.nanoseconds / Int64(slices))
     }
 }

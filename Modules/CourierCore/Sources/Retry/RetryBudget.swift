@@ -13,9 +13,8 @@
 /// let policy = RetryPolicy(maxAttempts: 3, budget: budget)
 /// ```
 ///
-/// Counts are kept in ten slices of the window, so a burst ages out slice
-/// by slice and no call is remembered on its own: recording costs a lock
-/// and two additions. The budget reads its own clock (inject a
+/// Counts are kept in ten slices of the window (`SlidingWindowCounts`):
+/// recording costs a lock and an addition. The budget reads its own clock (inject a
 /// `TestClock` in tests); one budget may be shared by any number of clients.
 public final class RetryBudget: Sendable, CustomStringConvertible {
     /// The share of calls that may be retried: 0.2 lets retries add 20 %.
@@ -25,15 +24,9 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     /// How far back calls and retries count.
     public let window: Duration
 
-    private struct Slice {
-        var index: Int64
-        var calls = 0
-        var retries = 0
-    }
-
-    private static let slices = 10
     private let clock: any CourierClock
-    private let state: Locked<[Slice]>
+    /// Calls (first) and retries (second).
+    private let tallies: Locked<SlidingWindowCounts>
 
     /// Creates a budget.
     /// - Parameters:
@@ -47,9 +40,9 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
     ) {
         self.ratio = max(0, ratio)
         self.minimumPerSecond = max(0, minimumPerSecond)
-        self.window = max(window, .milliseconds(10))
         self.clock = clock
-        state = Locked(Array(repeating: Slice(index: Int64.min), count: Self.slices))
+        self.window = max(window, .milliseconds(10))
+        tallies = Locked(SlidingWindowCounts(length: self.window))
     }
 
     /// `RetryBudget(ratio: 0.2, minimumPerSecond: 1, window: 10.0 seconds)`.
@@ -59,52 +52,27 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
 
     /// The calls and retries counted in the window now.
     public var counts: (calls: Int, retries: Int) {
-        let current = sliceIndex()
-        return state.withLock { slices in
-            Self.live(slices, current).reduce(into: (0, 0)) { sum, slice in
-                sum.0 += slice.calls
-                sum.1 += slice.retries
-            }
-        }
+        let now = clock.now
+        let totals = tallies.withLock { $0.totals(at: now) }
+        return (totals.first, totals.second)
     }
 
     /// A call made its first attempt.
     package func recordCall() {
-        let current = sliceIndex()
-        state.withLock { slices in Self.slice(&slices, current) { $0.calls += 1 } }
+        let now = clock.now
+        tallies.withLock { $0.add(first: 1, at: now) }
     }
 
     /// Takes one retry from the budget.
     /// - Returns: Whether the retry may go; when not, nothing was taken.
     package func withdrawRetry() -> Bool {
-        let current = sliceIndex()
+        let now = clock.now
         let allowance = Double(minimumPerSecond) * window.seconds
-        return state.withLock { slices in
-            let (calls, retries) = Self.live(slices, current).reduce(into: (0, 0)) { sum, slice in
-                sum.0 += slice.calls
-                sum.1 += slice.retries
-            }
+        return tallies.withLock { tallies in
+            let (calls, retries) = tallies.totals(at: now)
             guard Double(retries + 1) <= allowance + ratio * Double(calls) else { return false }
-            Self.slice(&slices, current) { $0.retries += 1 }
+            tallies.add(second: 1, at: now)
             return true
         }
-    }
-
-    /// Which slice of time `now` falls in.
-    private func sliceIndex() -> Int64 {
-        let width = max(1, window.nanoseconds / Int64(Self.slices))
-        return clock.now.nanoseconds / width
-    }
-
-    /// The slices still inside the window.
-    private static func live(_ slices: [Slice], _ current: Int64) -> [Slice] {
-        slices.filter { $0.index > current - Int64(Self.slices) && $0.index <= current }
-    }
-
-    /// Updates the slice for `current`, starting it afresh when its place held an old one.
-    private static func slice(_ slices: inout [Slice], _ current: Int64, _ update: (inout Slice) -> Void) {
-        let position = Int(((current % Int64(Self.slices)) + Int64(Self.slices)) % Int64(Self.slices))
-        if slices[position].index != current { slices[position] = Slice(index: current) }
-        update(&slices[position])
     }
 }

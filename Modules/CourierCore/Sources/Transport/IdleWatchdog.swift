@@ -51,6 +51,16 @@ package final class IdleWatchdog: Sendable {
     /// Waits in a task of its own and calls `onExpiry` with the timeout if
     /// the quiet lasts; cancel the task when the exchange ends first.
     package func watch(onExpiry: @escaping @Sendable (TransportError) -> Void) -> Task<Void, Never> {
+        Self.watch({ try await self.expiry() }, onExpiry: onExpiry)
+    }
+
+    /// Runs `expiry` in a task of its own and hands the timeout it throws to
+    /// `onExpiry`; the task's cancellation (the exchange ended first) ends
+    /// it quietly. Shared by the idle and the total timeouts' watches.
+    package static func watch(
+        _ expiry: @escaping @Sendable () async throws -> Void,
+        onExpiry: @escaping @Sendable (TransportError) -> Void
+    ) -> Task<Void, Never> {
         Task {
             do {
                 try await expiry()

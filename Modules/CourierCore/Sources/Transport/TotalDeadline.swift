@@ -43,4 +43,10 @@ package struct TotalDeadline: Sendable {
         try Task.checkCancellation()
         throw error
     }
+
+    /// Waits in a task of its own and calls `onExpiry` with ``error`` at the
+    /// end; cancel the task when the exchange ends first.
+    package func watch(onExpiry: @escaping @Sendable (TransportError) -> Void) -> Task<Void, Never> {
+        IdleWatchdog.watch({ try await expiry() }, onExpiry: onExpiry)
+    }
 }
