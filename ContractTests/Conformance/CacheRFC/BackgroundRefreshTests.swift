@@ -2,7 +2,7 @@ import CourierCache
 import CourierCore
 import CourierPlugins
 import MetricsTestKit
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// A refresh the cache starts in the background (`stale-while-revalidate`)
@@ -37,8 +37,8 @@ struct BackgroundRefreshTests {
     }
 
     final class Failures: Sendable {
-        private let value = Mutex(0)
-        func add() { value.withLock { $0 += 1 } }
-        var count: Int { value.withLock { $0 } }
+        private let value = NIOLockedValueBox(0)
+        func add() { value.withLockedValue { $0 += 1 } }
+        var count: Int { value.withLockedValue { $0 } }
     }
 }

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import Synchronization
 
 /// What a recording forwards to and keeps out of the files.
 public struct RecordingOptions: Sendable {
@@ -59,7 +59,7 @@ struct RecordedExchange: Sendable {
 final class Recorder: Sendable {
     let options: RecordingOptions
     private let client: HTTPClient
-    private let exchanges = Mutex<[RecordedExchange]>([])
+    private let exchanges = NIOLockedValueBox<[RecordedExchange]>([])
     /// The largest answer forwarded.
     static let largestBody = 64 * 1024 * 1024
     /// Hop-by-hop and framing fields: neither forwarded nor recorded.
@@ -85,7 +85,7 @@ final class Recorder: Sendable {
     }
 
     /// The exchanges so far, in order.
-    var recorded: [RecordedExchange] { exchanges.withLock { $0 } }
+    var recorded: [RecordedExchange] { exchanges.withLockedValue { $0 } }
 
     /// Sends `request` on to the target and returns its answer (a 502 that
     /// says why when the target cannot be reached); the exchange is kept.
@@ -104,7 +104,7 @@ final class Recorder: Sendable {
             let headers = answer.headers.filter { !Self.hopByHop.contains($0.name.lowercased()) }
             let response = StubResponse(
                 status: Int(answer.status.code), headers: headers.map { ($0.name, $0.value) }, body: bytes)
-            exchanges.withLock { $0.append(RecordedExchange(request: request, response: response)) }
+            exchanges.withLockedValue { $0.append(RecordedExchange(request: request, response: response)) }
             return response
         } catch {
             return .json(
