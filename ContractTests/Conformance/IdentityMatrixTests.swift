@@ -19,6 +19,10 @@ struct IdentityMatrixTests {
     enum Source: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case endpointHeader, callInterceptor, attemptInterceptor, clientPlugin, callPlugin, authenticator
         case cookieJar
+        /// A `ChallengeAuthenticator` answering the server's Basic challenge
+        /// (the challenge exchanges carry no credential, and are left out
+        /// of the wire check).
+        case challengeAuthenticator
 
         var testDescription: String { rawValue }
 
@@ -131,6 +135,12 @@ struct IdentityMatrixTests {
             endpoint.spec.callInterceptors = [
                 Authenticator(FixedTokens(), for: [endpoint.spec.node], credential: token)
             ]
+        case .challengeAuthenticator:
+            endpoint.spec.attemptInterceptors = [
+                ChallengeAuthenticator(
+                    user: principal, password: "pw-\(principal)", for: [endpoint.spec.node],
+                    allowsBasicOverPlainHTTP: true)
+            ]
         case .clientPlugin:
             var configuration = configuration(transport, cache)
             configuration.plugins = [AccessTokenPlugin { _, _ in token }]
@@ -161,9 +171,20 @@ struct IdentityMatrixTests {
 
     /// The field that carries `principal`'s credential from `source`, and its value.
     static func credential(_ source: Source, _ principal: String) -> (field: String, value: String) {
-        source == .cookieJar
-            ? ("Cookie", "sid=tok-\(principal)") : ("Authorization", "Bearer tok-\(principal)")
+        switch source {
+        case .cookieJar: ("Cookie", "sid=tok-\(principal)")
+        case .challengeAuthenticator:
+            ("Authorization", "Basic " + Data("\(principal):pw-\(principal)".utf8).base64EncodedString())
+        default: ("Authorization", "Bearer tok-\(principal)")
+        }
     }
+
+    /// For `.challengeAuthenticator`: a Basic challenge to its requests
+    /// that carry no credential yet, on every path of the source.
+    static let challengeStub =
+        #"{"id": "challenge", "request": {"urlPathPattern": "/[a-z]+/challengeAuthenticator", "#
+        + #""headers": {"Authorization": {"absent": true}}}, "response": {"status": 401, "#
+        + #""headers": {"WWW-Authenticate": "Basic realm=\"matrix\""}}}"#
 
     /// For `.retry`: per source and principal, a 503, then the echo of the
     /// principal's credential — matched on that credential, so a retry that
@@ -181,6 +202,7 @@ struct IdentityMatrixTests {
             }
         }
         mappings += refreshStubs()
+        mappings.append(challengeStub)
         return try ContractLoader.parse(
             Array(#"{"mappings": [\#(mappings.joined(separator: ", "))]}"#.utf8), file: "<retry and refresh>")
     }
@@ -298,7 +320,8 @@ struct IdentityMatrixTests {
                 }
                 // The wire, from the server's record: each request carried
                 // one principal's credential, in one field.
-                let sent = server.journal.entries.dropFirst(before).map(\.request)
+                let sent = server.journal.entries.dropFirst(before).filter { $0.stubID != "challenge" }.map(
+                    \.request)
                 let carried = sent.map { request in request.headerValues(alice.field) }
                 #expect(
                     carried.allSatisfy { $0.count == 1 },

@@ -36,6 +36,7 @@ enum BuiltinRoutes {
         case ("redirect-to", 0): return redirectTo(request)
         case ("cache", 0): return cache(request)
         case ("basic-auth", 2): return basicAuth(user: rest[0], password: rest[1], request)
+        case ("digest-auth", _): return digestAuth(rest, request)
         case ("bearer", 0): return bearer(request)
         case ("cookies", 0): return cookies(request)
         case ("cookies", 1) where rest[0] == "set": return setCookies(request, deleting: false)
