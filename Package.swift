@@ -124,9 +124,20 @@ let package = Package(
             dependencies: ["CourierCore", "CZlib"],
             path: "Modules/CourierContentCoding/Sources"
         ),
+        // Certificate pinning over the chain, for libcurl built on OpenSSL
+        // (Debian's libcurl4-openssl-dev links the same libssl).
+        .systemLibrary(
+            name: "CCurlOpenSSL",
+            path: "Modules/CCurlOpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "CourierCurl",
-            dependencies: ["CourierCore", "CCurl", "CCourierSanitizer", "CourierContentCoding"],
+            dependencies: [
+                "CourierCore", "CCurl", "CCourierSanitizer", "CourierContentCoding",
+                .target(name: "CCurlOpenSSL", condition: .when(platforms: [.linux])),
+            ],
             path: "Modules/CourierCurl/Sources"
         ),
         .testTarget(

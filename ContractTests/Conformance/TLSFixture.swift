@@ -3,8 +3,8 @@ import Foundation
 import Subprocess
 
 /// Certificates made for one test by the `openssl` command — a CA, a server
-/// certificate for 127.0.0.1 and a client certificate — and `openssl s_server`
-/// serving them on an ephemeral port.
+/// certificate for 127.0.0.1 and the names of ``names``, and a client
+/// certificate — and `openssl s_server` serving them on an ephemeral port.
 struct TLSFixture: Sendable {
     let directory: URL
     var caPath: String { directory.appendingPathComponent("ca.pem").path }
@@ -14,6 +14,11 @@ struct TLSFixture: Sendable {
     var clientKeyPath: String { directory.appendingPathComponent("client.key").path }
     /// The server key's pin: `sha256//` and the base64 SHA-256 of its SubjectPublicKeyInfo.
     let serverPin: String
+    /// The CA key's pin.
+    let caPin: String
+    /// Host names the server certificate holds besides 127.0.0.1 (requests
+    /// reach them through a host override), for pinning's host patterns.
+    static let names = ["pinned.test", "api.pinned.test", "other.pinned.test", "a.b.pinned.test"]
 
     static func make() async throws -> TLSFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID())")
@@ -25,7 +30,7 @@ struct TLSFixture: Sendable {
                 "-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2",
                 "-subj", "/CN=Courier Test CA",
             ])
-        try "subjectAltName=IP:127.0.0.1\n".write(
+        try ("subjectAltName=IP:127.0.0.1" + names.map { ",DNS:\($0)" }.joined() + "\n").write(
             toFile: path("server.ext"), atomically: true, encoding: .utf8)
         for (name, subject, extensions) in [
             ("server", "/CN=127.0.0.1", ["-extfile", path("server.ext")]),
@@ -42,12 +47,16 @@ struct TLSFixture: Sendable {
                     path("ca.key"), "-CAcreateserial", "-out", path("\(name).pem"), "-days", "2",
                 ] + extensions)
         }
-        try await run([
-            "pkey", "-in", path("server.key"), "-pubout", "-outform", "DER", "-out", path("spki.der"),
-        ])
-        let spki = try Data(contentsOf: directory.appendingPathComponent("spki.der"))
-        let pin = "sha256//" + Data(SHA256Digest.digest(of: spki)).base64EncodedString()
-        return TLSFixture(directory: directory, serverPin: pin)
+        var pins: [String] = []
+        for name in ["server", "ca"] {
+            try await run([
+                "pkey", "-in", path("\(name).key"), "-pubout", "-outform", "DER", "-out",
+                path("\(name).spki"),
+            ])
+            let spki = try Data(contentsOf: directory.appendingPathComponent("\(name).spki"))
+            pins.append("sha256//" + Data(SHA256Digest.digest(of: spki)).base64EncodedString())
+        }
+        return TLSFixture(directory: directory, serverPin: pins[0], caPin: pins[1])
     }
 
     /// Deletes the certificates.

@@ -12,7 +12,9 @@
         ///   during the handshake — and ``CourierCore/TransportError/Code/tls``
         ///   when a file cannot be read.
         static func configuration(_ settings: TLSSettings) throws(TransportError) -> TLSConfiguration {
-            guard settings.pinnedPublicKeys.isEmpty else {
+            // NIOSSL has a verification callback, but async-http-client builds
+            // its TLS handlers itself and takes none through its public API.
+            guard settings.pinnedPublicKeys.isEmpty, settings.pinning.isEmpty else {
                 throw TransportError(
                     .unsupported,
                     "AsyncHTTPClientTransport cannot pin public keys (async-http-client exposes no verification hook); use CurlTransport"

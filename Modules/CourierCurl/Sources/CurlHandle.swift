@@ -1,6 +1,10 @@
 import CCurl
 import CourierCore
 
+#if canImport(CCurlOpenSSL)
+    import CCurlOpenSSL
+#endif
+
 /// An easy handle with the options every request of one transport shares,
 /// set once when the handle is made, and its error buffer. Requests set only
 /// what differs between them (``CurlTransfer/configure()``), so a pooled
@@ -12,6 +16,8 @@ final class CurlHandle {
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// Whether this libcurl has `CURLOPT_PREREQFUNCTION` (7.80).
     let hasPrerequestHook: Bool
+    /// Whether new connections check the chain against pins (``CurlPinning``).
+    let checksPins: Bool
     private let httpVersion: CurlTransport.Configuration.HTTPVersion
     /// The transport's connect timeout, and the one the handle has now: a
     /// request with its own sets it, the next one without puts the
@@ -31,6 +37,7 @@ final class CurlHandle {
         connect = sharedConnect
         self.hasPrerequestHook =
             courier_easy_setopt_prereq_function(pointer, CURLOPT_PREREQFUNCTION, curlPrerequest) == CURLE_OK
+        self.checksPins = CurlPinning.checksChain(configuration.tls)
         try applyShared(configuration)
         if let socketOpener {
             try CurlErrorMapping.check(
@@ -144,7 +151,12 @@ final class CurlHandle {
                 courier_easy_setopt_string(pointer, CURLOPT_SSLCERT, client.certificatePath))
             try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_SSLKEY, client.keyPath))
         }
-        if !settings.tls.pinnedPublicKeys.isEmpty {
+        if checksPins {
+            #if canImport(CCurlOpenSSL)
+                try CurlErrorMapping.check(courier_easy_check_pins(pointer))
+            #endif
+        } else if !settings.tls.pinnedPublicKeys.isEmpty {
+            // Another TLS library: libcurl's own check, of the leaf's key only.
             let pins = settings.tls.pinnedPublicKeys.joined(separator: ";")
             try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_PINNEDPUBLICKEY, pins))
         }

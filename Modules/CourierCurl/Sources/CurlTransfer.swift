@@ -60,6 +60,10 @@ final class CurlTransfer {
         case decoded(ContentDecoder)
     }
     var failure: TransportError?
+    /// The pins the host's chain must meet (``CurlPinning``); `nil` for none.
+    var expectedPins: [String]?
+    /// The host the pins are for, for the error.
+    var pinnedHost = ""
     /// Requests sent so far on a connection: more than one means libcurl is
     /// resending after a reused connection died.
     var sendings = 0
@@ -180,6 +184,10 @@ final class CurlTransfer {
         let context = Unmanaged.passUnretained(self).toOpaque()
         for option in Self.contextOptions {
             try CurlErrorMapping.check(courier_easy_setopt_pointer(handle, option, context))
+        }
+        // A new connection's handshake asks the transfer about its pins (CurlPinning).
+        if easy.checksPins {
+            try CurlErrorMapping.check(courier_easy_setopt_pointer(handle, CURLOPT_SSL_CTX_DATA, context))
         }
         // Older libcurl lacks the hook; then a bodyless POST may be resent (README).
         if easy.hasPrerequestHook {

@@ -138,10 +138,14 @@ public final class CurlTransport: StreamingTransport {
     private let admission: HostAdmission
 
     /// Creates a transport with its own thread and connection cache.
-    /// - Throws: ``/CourierCore/TransportError`` when libcurl cannot be initialised.
+    /// - Throws: ``/CourierCore/TransportError`` when libcurl cannot be
+    ///   initialised, a host override or a pinning rule is malformed, or
+    ///   per-host pinning needs a libcurl over OpenSSL (`.unsupported`).
     public init(configuration: Configuration = .init()) throws(TransportError) {
         // A malformed host override fails here, not at the first request.
         _ = try CurlHandle.connectToEntries(configuration.hostOverrides)
+        // So does pinning this libcurl cannot honour, or a malformed pattern.
+        try CurlPinning.check(configuration.tls)
         self.configuration = configuration
         self.engine = try CurlEngine(configuration: configuration)
         self.buffers = CurlBufferPool(capacityBytes: configuration.responseBufferPoolBytes)
@@ -203,6 +207,7 @@ public final class CurlTransport: StreamingTransport {
         async throws -> RawResponse
     {
         var options = options
+        let pinning = try CurlPinning.expectation(for: request.head, configuration.tls)
         var slot: HostAdmission.Slot?
         if let origin = admissionOrigin(request.head) {
             let admitted = try await admission.admit(origin, options: options)
@@ -215,6 +220,7 @@ public final class CurlTransport: StreamingTransport {
         // Given back when the transfer is freed: libcurl is done with it
         // (a streamed body has ended), or it never started.
         transfer.slot = slot
+        (transfer.pinnedHost, transfer.expectedPins) = pinning
         try transfer.validate()
         transfer.sentFromEngineThread = engine.isCurrentThread
         let engine = self.engine

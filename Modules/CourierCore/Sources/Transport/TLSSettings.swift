@@ -21,18 +21,37 @@ public struct TLSSettings: Sendable, Hashable {
     public var caBundlePath: String?
     /// A certificate the client presents when the server asks for one.
     public var clientCertificate: ClientCertificate?
-    /// Public keys the server must present one of, as SHA-256 hashes of their
-    /// SubjectPublicKeyInfo in base64: `["sha256//<base64>", …]`.
+    /// Public keys every server must present one of, as SHA-256 hashes of their
+    /// SubjectPublicKeyInfo in base64: `["sha256//<base64>", …]`. For pins
+    /// that differ by host, ``pinning``.
     public var pinnedPublicKeys: [String]
+    /// Pins per host pattern, and what to do with a host that has none
+    /// (``CertificatePinning``); ``CertificatePinning/none`` by default.
+    public var pinning: CertificatePinning
 
     /// Creates settings; the defaults trust the system's CAs and pin nothing.
     public init(
         caBundlePath: String? = nil, clientCertificate: ClientCertificate? = nil,
-        pinnedPublicKeys: [String] = []
+        pinnedPublicKeys: [String] = [], pinning: CertificatePinning = .none
     ) {
         self.caBundlePath = caBundlePath
         self.clientCertificate = clientCertificate
         self.pinnedPublicKeys = pinnedPublicKeys
+        self.pinning = pinning
+    }
+
+    /// The pins a request to `host` must meet: ``pinnedPublicKeys`` and the
+    /// pins of every ``pinning`` pattern `host` matches; empty when it has none.
+    public func pins(for host: String) -> [String] {
+        var pins = pinnedPublicKeys
+        for pin in pinning.pins(for: host) ?? [] where !pins.contains(pin) { pins.append(pin) }
+        return pins
+    }
+
+    /// Whether a request to `host` may be sent at all: not when it has no
+    /// pins and ``pinning`` refuses unpinned hosts.
+    public func admits(host: String) -> Bool {
+        pinning.unpinnedHosts == .allowed || !pins(for: host).isEmpty
     }
 
     /// The system's trust store, no client certificate, no pins.
