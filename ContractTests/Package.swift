@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        // The README's configuration example reads through its ConfigReader.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
     ],
     targets: [
         // The contract matrix: what the pipeline claims, end to end over every
@@ -129,6 +131,8 @@ where withExamples && name.hasPrefix("snippet-") {
                 .product(name: "CourierCookies", package: "Courier"),
                 .product(name: "CourierAsyncHTTPClient", package: "Courier"),
                 .product(name: "CourierReachability", package: "Courier"),
+                .product(name: "CourierConfiguration", package: "Courier"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
