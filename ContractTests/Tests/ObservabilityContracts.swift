@@ -82,12 +82,17 @@ struct ObservabilityContracts {
                 check(activity.activeCalls == 0, "nothing active")
                 let endpoint = ("endpoint", "GET obs/profile")
                 let served = try metrics.expectCounter(
-                    "courier_requests_total", [endpoint, ("status_class", "2xx"), ("error", "none")])
+                    "courier_requests_total",
+                    [endpoint, ("status_class", "2xx"), ("status", "200"), ("error", "none")])
                 let refused = try metrics.expectCounter(
-                    "courier_requests_total", [endpoint, ("status_class", "5xx"), ("error", "none")])
+                    "courier_requests_total",
+                    [endpoint, ("status_class", "5xx"), ("status", "503"), ("error", "none")])
                 let resets = try metrics.expectCounter(
                     "courier_requests_total",
-                    [("endpoint", "GET obs/reset"), ("status_class", "none"), ("error", "transport")])
+                    [
+                        ("endpoint", "GET obs/reset"), ("status_class", "none"), ("status", "none"),
+                        ("error", "transport"),
+                    ])
                 check(
                     served.totalValue == 1 && refused.totalValue == 1 && resets.totalValue == 3,
                     "requests counted")

@@ -190,3 +190,24 @@ extension Result {
         return nil
     }
 }
+
+/// What a call's monitors hear of the cache: a miss, then an answer from storage.
+struct CacheEventMonitorTests {
+    final class Lookups: Plugin {
+        private let seen = Locked<[CallEvent.CacheOutcome]>([])
+        var outcomes: [CallEvent.CacheOutcome] { seen.withLock { $0 } }
+        func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity { .none }
+        func callEvent(_ event: CallEvent) {
+            if case .cache(let outcome) = event.kind { seen.withLock { $0.append(outcome) } }
+        }
+    }
+
+    @Test func aMissThenAnAnswerFromStorage() async throws {
+        let lookups = Lookups()
+        let client = makeClient(Origin.versions(), cache: ResponseCache(), plugins: [lookups])
+        let endpoint = Endpoint<User>(.get("users/7"), on: .api).cache(.cancelNetwork)
+        _ = try await client.send(endpoint)
+        _ = try await client.send(endpoint)
+        #expect(lookups.outcomes == [.network(revalidating: false), .answered(refresh: false)])
+    }
+}

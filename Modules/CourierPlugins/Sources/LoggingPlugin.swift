@@ -12,8 +12,8 @@ import Logging
 ///
 /// | level | what |
 /// |---|---|
-/// | `info` | one line per request and one per response or failure: method and URL, status, duration, bytes; one for a call that failed (after validation and retries) |
-/// | `debug` | the request's and the response's header fields |
+/// | `info` | one line per request and one per response or failure: method and URL, status, duration, bytes; one per retry (its delay and reason) and per credential refresh; one for a call that failed (after validation and retries) |
+/// | `debug` | the request's and the response's header fields; each redirect hop; what the response cache did |
 /// | `trace` | the request as a `curl` command (body included) and the response body, each at most ``bodyLimit`` bytes |
 ///
 /// The logger's own level decides what is written, and nothing is
@@ -123,6 +123,31 @@ public struct LoggingPlugin: Plugin {
             redaction.body(bytes, contentType: response.headerFields[.contentType], limit: bodyLimit)
         case .file(let url):
             "<written to \(url.lastPathComponent)>"
+        }
+    }
+
+    /// Logs retries and refreshes (`info`), redirect hops and cache lookups
+    /// (`debug`), from the call's events.
+    public func callEvent(_ event: CallEvent) {
+        let context = event.context
+        switch event.kind {
+        case .retryScheduled(let delay, let failure):
+            logger.info(
+                "↻ \(context.name): retry in \(Self.milliseconds(delay)) ms after \(failure.code)",
+                metadata: Self.metadata(context))
+        case .credentialRefreshStarted:
+            logger.info("⟳ \(context.name): refreshing the credential", metadata: Self.metadata(context))
+        case .credentialRefreshFinished(let succeeded):
+            logger.info(
+                "⟳ \(context.name): credential refresh \(succeeded ? "succeeded" : "failed")",
+                metadata: Self.metadata(context))
+        case .redirected(let status, _, let next):
+            logger.debug(
+                "↪ \(status) → \(next.method) \(redaction.url(next))", metadata: Self.metadata(context))
+        case .cache(let outcome):
+            logger.debug("◇ \(context.name): cache \(outcome)", metadata: Self.metadata(context))
+        default:
+            break
         }
     }
 

@@ -6,8 +6,12 @@ import HTTPTypes
 ///
 /// | metric | type | dimensions |
 /// |---|---|---|
-/// | `<prefix>_requests_total` | counter | `endpoint`, `status_class`, `error` |
-/// | `<prefix>_request_duration_seconds` | timer | `endpoint`, `status_class`, `error` |
+/// | `<prefix>_requests_total` | counter | `endpoint`, `status_class`, `status`, `error` |
+/// | `<prefix>_request_duration_seconds` | timer | `endpoint`, `status_class`, `status`, `error` |
+/// | `<prefix>_request_phase_seconds` | timer | `endpoint`, `phase`: `dns`, `connect`, `tls`, `first_byte`, `total` — each from the start of the exchange, where the transport measures it |
+/// | `<prefix>_retries_total` | counter | `endpoint`, `reason` (the failure's code) |
+/// | `<prefix>_redirects_total` | counter | `endpoint`, `status` |
+/// | `<prefix>_cache_lookups_total` | counter | `endpoint`, `outcome`: `answered`, `delivered_first`, `revalidating`, `miss`, `generated` |
 /// | `<prefix>_request_body_bytes_total` | counter | `endpoint` |
 /// | `<prefix>_response_body_bytes_total` | counter | `endpoint` |
 /// | `<prefix>_calls_total` | counter | `endpoint`, `outcome` (`success`, or the error code) |
@@ -22,7 +26,7 @@ import HTTPTypes
 ///
 /// Dimensions are bounded: `endpoint` is the route template
 /// (`GET users/{id}`, never `/users/7`), `status_class` is `2xx` … `5xx` or
-/// `none`, `error` and `outcome` are ``/CourierCore/CourierError/Code`` values
+/// `none`, `status` the exact code (at most 500 values) or `none`, `error` and `outcome` are ``/CourierCore/CourierError/Code`` values
 /// or `none`. A request is timed from `willSend` to `didReceive` on the
 /// plugin's clock, failures included.
 ///
@@ -71,20 +75,23 @@ public final class MetricsPlugin: Plugin {
         }
         let endpoint = ("endpoint", context.name)
         let status: String
+        var code = "none"
         let error: String
         var sent: Int64 = context.requestBody?.length ?? 0
         var received: Int64 = 0
         switch result {
         case .success(let response):
             status = Self.statusClass(response.statusCode)
+            code = Self.statusCode(response.statusCode)
             error = "none"
             sent = max(sent, response.metrics.bytesSent)
             received = response.metrics.bytesReceived
         case .failure(let failure):
             status = failure.response.map { Self.statusClass($0.statusCode) } ?? "none"
+            code = failure.response.map { Self.statusCode($0.statusCode) } ?? "none"
             error = failure.code.rawValue
         }
-        let dimensions = [endpoint, ("status_class", status), ("error", error)]
+        let dimensions = [endpoint, ("status_class", status), ("status", code), ("error", error)]
         Counter(label: "\(prefix)_requests_total", dimensions: dimensions, factory: factory).increment()
         if let start {
             Timer(label: "\(prefix)_request_duration_seconds", dimensions: dimensions, factory: factory)
@@ -128,6 +135,59 @@ public final class MetricsPlugin: Plugin {
 
     static func statusClass(_ status: Int) -> String {
         (100...599).contains(status) ? "\(status / 100)xx" : "other"
+    }
+
+    /// The code itself, kept bounded: `other` outside 100–599.
+    static func statusCode(_ status: Int) -> String {
+        (100...599).contains(status) ? String(status) : "other"
+    }
+
+    /// Times the transport's phases of each attempt and counts retries,
+    /// redirects and cache lookups, from the call's events.
+    public func callEvent(_ event: CallEvent) {
+        let endpoint = ("endpoint", event.context.name)
+        switch event.kind {
+        case .attemptFinished(_, let result):
+            guard let metrics = (try? result.get())?.metrics ?? result.failureResponse?.metrics else {
+                return
+            }
+            let phases: [(String, Duration?)] = [
+                ("dns", metrics.dnsLookup), ("connect", metrics.connect), ("tls", metrics.tlsHandshake),
+                ("first_byte", metrics.timeToFirstByte), ("total", metrics.total),
+            ]
+            for (phase, duration) in phases {
+                guard let duration else { continue }
+                Timer(
+                    label: "\(prefix)_request_phase_seconds", dimensions: [endpoint, ("phase", phase)],
+                    factory: factory
+                ).recordNanoseconds(duration.nanoseconds)
+            }
+        case .retryScheduled(_, let failure):
+            Counter(
+                label: "\(prefix)_retries_total", dimensions: [endpoint, ("reason", failure.code.rawValue)],
+                factory: factory
+            ).increment()
+        case .redirected(let status, _, _):
+            Counter(
+                label: "\(prefix)_redirects_total",
+                dimensions: [endpoint, ("status", Self.statusCode(status))],
+                factory: factory
+            ).increment()
+        case .cache(let outcome):
+            let name =
+                switch outcome {
+                case .answered: "answered"
+                case .deliveredFirst: "delivered_first"
+                case .network(let revalidating): revalidating ? "revalidating" : "miss"
+                case .generated: "generated"
+                }
+            Counter(
+                label: "\(prefix)_cache_lookups_total", dimensions: [endpoint, ("outcome", name)],
+                factory: factory
+            ).increment()
+        default:
+            break
+        }
     }
 }
 

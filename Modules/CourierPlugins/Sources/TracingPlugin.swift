@@ -36,6 +36,33 @@ public final class TracingPlugin: Plugin {
         var attempt: (any Span)?
     }
 
+    /// Adds the call's retries, redirects and credential refreshes to its
+    /// span as events (`courier.retry` with the reason and delay,
+    /// `courier.redirect` with the status, `courier.credential_refresh`):
+    /// the span exists from the call's first attempt, so a call answered
+    /// from a cache has none.
+    public func callEvent(_ event: CallEvent) {
+        let spanEvent: SpanEvent
+        switch event.kind {
+        case .retryScheduled(let delay, let failure):
+            spanEvent = SpanEvent(
+                name: "courier.retry",
+                attributes: [
+                    "courier.retry.reason": .string(failure.code.rawValue),
+                    "courier.retry.delay_ms": .int64(Int64(delay.nanoseconds / 1_000_000)),
+                ])
+        case .redirected(let status, _, _):
+            spanEvent = SpanEvent(
+                name: "courier.redirect", attributes: ["http.response.status_code": .int64(Int64(status))])
+        case .credentialRefreshFinished(let succeeded):
+            spanEvent = SpanEvent(
+                name: "courier.credential_refresh", attributes: ["courier.succeeded": .bool(succeeded)])
+        default:
+            return
+        }
+        spans.withLock { $0[event.context.callID]?.call }?.addEvent(spanEvent)
+    }
+
     /// Creates the plugin.
     /// - Parameters:
     ///   - tracer: Where spans go: the bootstrapped `InstrumentationSystem.tracer` by default.

@@ -81,15 +81,18 @@ struct ActivityAndMetricsTests {
         let endpoint = ("endpoint", "PUT users/{id}")
         #expect(
             try metrics.expectCounter(
-                "courier_requests_total", [endpoint, ("status_class", "5xx"), ("error", "none")]
+                "courier_requests_total",
+                [endpoint, ("status_class", "5xx"), ("status", "503"), ("error", "none")]
             ).totalValue == 1)
         #expect(
             try metrics.expectCounter(
-                "courier_requests_total", [endpoint, ("status_class", "2xx"), ("error", "none")]
+                "courier_requests_total",
+                [endpoint, ("status_class", "2xx"), ("status", "200"), ("error", "none")]
             ).totalValue == 1)
         #expect(
             try metrics.expectTimer(
-                "courier_request_duration_seconds", [endpoint, ("status_class", "2xx"), ("error", "none")]
+                "courier_request_duration_seconds",
+                [endpoint, ("status_class", "2xx"), ("status", "200"), ("error", "none")]
             ).values.count == 1)
         #expect(try metrics.expectCounter("courier_request_body_bytes_total", [endpoint]).totalValue == 28)
         #expect(try metrics.expectCounter("courier_response_body_bytes_total", [endpoint]).totalValue == 24)
@@ -100,6 +103,14 @@ struct ActivityAndMetricsTests {
             try metrics.expectCounter(
                 "courier_calls_total", [("endpoint", "GET missing/{id}"), ("outcome", "status")]
             ).totalValue == 1)
+        // From the call's events: the transport's phases per attempt, the retry and its reason.
+        #expect(
+            try metrics.expectTimer("courier_request_phase_seconds", [endpoint, ("phase", "total")]).values
+                .count
+                == 2)
+        #expect(
+            try metrics.expectCounter("courier_retries_total", [endpoint, ("reason", "status")]).totalValue
+                == 1)
         // Labels are route templates: no raw path or id anywhere.
         let labels =
             metrics.counters.flatMap { $0.dimensions.map(\.1) }
@@ -126,8 +137,14 @@ struct ActivityAndMetricsTests {
         // Three connections, each counted up to its head; one call, counted once with its totals.
         #expect(
             try metrics.expectCounter(
-                "courier_requests_total", [endpoint, ("status_class", "2xx"), ("error", "none")]
-            ).totalValue == 3)
+                "courier_requests_total",
+                [endpoint, ("status_class", "2xx"), ("status", "200"), ("error", "none")]
+            ).totalValue == 2)
+        #expect(
+            try metrics.expectCounter(
+                "courier_requests_total",
+                [endpoint, ("status_class", "2xx"), ("status", "204"), ("error", "none")]
+            ).totalValue == 1)
         #expect(
             try metrics.expectCounter("courier_calls_total", [endpoint, ("outcome", "success")]).totalValue
                 == 1)

@@ -36,6 +36,25 @@ struct LoggingPluginTests {
         #expect(log.entries.allSatisfy { !$0.message.description.contains("[call") })
     }
 
+    @Test func retriesAndRedirectsFromTheCallsEvents() async throws {
+        let (logger, log) = capturingLogger()
+        let origin = Origin { head, number in
+            switch (head.path, number) {
+            case ("/v1/old", 1): .status(503)
+            case ("/v1/old", _): .status(301, headers: [.location: "/v1/new?token=s3cret"])
+            default: .json(#"{"id": 7, "name": "Ada"}"#)
+            }
+        }
+        let client = APIClient(
+            transport: origin.transport, decoder: .codable, plugins: [LoggingPlugin(logger: logger)],
+            retryPolicy: RetryPolicy(maxAttempts: 2, backoff: .constant(.milliseconds(250)), jitter: .none),
+            clock: TestClock())
+        _ = try await client.send(Endpoint<User>(.get("old"), on: .api))
+        let lines = log.entries.map { "\($0.level) \($0.message)" }
+        #expect(lines.contains("info ↻ GET old: retry in 250.0 ms after status"))
+        #expect(lines.contains("debug ↪ 301 → GET https://api.example.com/v1/new?token=***"))
+    }
+
     @Test func theLoggersLevelDecides() async throws {
         let (base, log) = capturingLogger()
         var logger = base

@@ -24,6 +24,7 @@ struct TracingPluginTests {
         let call = try #require(spans.first { $0.kind == .internal })
         let attempts = spans.filter { $0.kind == .client }
         #expect(call.operationName == "GET users/{id}" && call.parentSpanID == nil && call.status == nil)
+        #expect(call.events.map(\.name) == ["courier.retry"])  // from the call's events
         #expect(
             attempts.count == 2
                 && attempts.allSatisfy { $0.parentSpanID == call.spanID && $0.traceID == call.traceID })

@@ -81,6 +81,9 @@ extension APIClient {
         /// share one breaker between clients to share what they learn. `nil`
         /// (no breaker) by default.
         public var circuitBreaker: CircuitBreaker?
+        /// Told of every step of every call (``EventMonitor``), before the
+        /// call's plugins, which are monitors too; empty by default.
+        public var eventMonitors: [any EventMonitor]
         /// The response cache calls consult (CourierCache's
         /// `configuration.cache`); `nil` (no cache) by default.
         package var responseCache: (any ResponseCaching)?
@@ -110,7 +113,8 @@ extension APIClient {
             downloadTimeouts: DownloadTimeouts = DownloadTimeouts(),
             connectTimeout: Duration? = nil,
             waitsForConnectivity: Bool = false,
-            circuitBreaker: CircuitBreaker? = nil
+            circuitBreaker: CircuitBreaker? = nil,
+            eventMonitors: [any EventMonitor] = []
         ) {
             self.transport = transport
             self.decoder = decoder
@@ -136,6 +140,7 @@ extension APIClient {
             self.networkMonitor = networkMonitor
             self.waitsForConnectivity = waitsForConnectivity
             self.circuitBreaker = circuitBreaker
+            self.eventMonitors = eventMonitors
         }
     }
 }

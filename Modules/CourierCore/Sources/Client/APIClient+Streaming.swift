@@ -101,12 +101,14 @@ extension APIClient {
             let head = response.head
             let metrics = response.metrics
             let request = state.request?.head
+            let ending = state  // what the stream's end is reported with
             let session = StreamSession(
                 body: body, request: request, attempt: state.budget.attempts, clock: settings.clock,
                 timeouts: timeouts, cancellation: state.cancellation
             ) { [weak self] summary, error in
                 membership?.leave()
                 self?.finishRunning(running)
+                ending.emit(.streamEnded(summary))
                 var ended = RawResponse(head: head, metrics: metrics)
                 ended.metrics.bytesReceived = summary.bytes
                 ended.stream = summary

@@ -154,13 +154,13 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         } else if let usable, usable.credential == nil {
             throw Self.noCredential(request)
         } else {
-            signed = try await credentialToSend(context.cancellation, client: context.client)
+            signed = try await credentialToSend(context)
         }
         do {
             return try await next(try sign(request, with: signed))
         } catch let failure as CourierError where provider.isAuthenticationFailure(failure) {
             let fresh = try await credentialAfterFailure(
-                of: signed, failure, context.cancellation, client: context.client)
+                of: signed, failure, context)
             return try await next(try sign(request, with: fresh))
         }
     }
@@ -168,7 +168,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     // MARK: - Getting a credential
 
     /// The credential to send with when the fast path found none: expired, or a refresh in flight.
-    private func credentialToSend(_ call: CallCancellation?, client: APIClient?) async throws(CourierError)
+    private func credentialToSend(_ context: CallContext) async throws(CourierError)
         -> Signed
     {
         let now = clock.date
@@ -180,12 +180,12 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
             Self.open(step, &inner)
             return step
         }
-        return try await follow(step, failure: nil, call, client: client)
+        return try await follow(step, failure: nil, context)
     }
 
     /// The credential to replay with after `signed` was refused.
     private func credentialAfterFailure(
-        of signed: Signed, _ failure: CourierError, _ call: CallCancellation?, client: APIClient?
+        of signed: Signed, _ failure: CourierError, _ context: CallContext
     )
         async throws(CourierError) -> Signed
     {
@@ -195,7 +195,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
             Self.open(step, &inner)
             return step
         }
-        return try await follow(step, failure: failure, call, client: client)
+        return try await follow(step, failure: failure, context)
     }
 
     /// Makes a slot for a step that waits (under the lock, before anyone can end it).
@@ -207,7 +207,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     }
 
     private func follow(
-        _ step: Rules.Step, failure: CourierError?, _ call: CallCancellation?, client: APIClient?
+        _ step: Rules.Step, failure: CourierError?, _ context: CallContext
     )
         async throws(CourierError) -> Signed
     {
@@ -229,18 +229,22 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
             error.request = failure?.request
             throw error
         case .refresh(let signed, let waiter):
-            startRefresh(from: signed, through: client)
-            return try await wait(waiter, failure: failure, call).get()
+            startRefresh(from: signed, for: context)
+            return try await wait(waiter, failure: failure, context.cancellation).get()
         case .wait(let waiter):
-            return try await wait(waiter, failure: failure, call).get()
+            return try await wait(waiter, failure: failure, context.cancellation).get()
         }
     }
 
     // MARK: - Refreshing
 
-    /// Runs the provider's refresh through `client` in a task of its own:
-    /// no caller's cancellation reaches it, and calls it makes pass the authenticator.
-    private func startRefresh(from signed: Signed, through client: APIClient?) {
+    /// Runs the provider's refresh through the client of the call `context`
+    /// describes, in a task of its own: no caller's cancellation reaches it,
+    /// and calls it makes pass the authenticator. The client's monitors hear
+    /// of it as an event of that call.
+    private func startRefresh(from signed: Signed, for context: CallContext) {
+        let client = context.client
+        Self.emit(.credentialRefreshStarted, context)
         let identity = ObjectIdentifier(self)
         let marked = AuthenticationRefresh.inProgress.union([identity])
         Task { [self] in
@@ -252,8 +256,18 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
             } else {
                 result = .failure(NoRefreshPossible(credential: signed.credential != nil))
             }
+            Self.emit(.credentialRefreshFinished(succeeded: (try? result.get()) != nil), context)
             finishRefresh(result, round: signed.round)
         }
+    }
+
+    /// Tells the client's monitors and plugins of a refresh, as an event of the call that began it.
+    private static func emit(_ kind: CallEvent.Kind, _ context: CallContext) {
+        guard let configuration = context.client?.configuration else { return }
+        let monitors = configuration.eventMonitors + configuration.plugins.map { $0 as any EventMonitor }
+        guard !monitors.isEmpty else { return }
+        let event = CallEvent(kind, context: context)
+        for monitor in monitors { monitor.callEvent(event) }
     }
 
     private func refreshWithTimeout(_ credential: Credential, through client: APIClient) async -> Result<

@@ -91,9 +91,11 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
     /// - Throws: ``CourierError/Code/ignoredByPolicy``,
     ///   ``CourierError/Code/cancelledByPolicy``, or
     ///   ``CourierError/Code/cancelled`` when the task or the call is cancelled while queued.
+    /// - Returns: What the policy decided, for the call's monitors.
+    @discardableResult
     func admit(
         _ ticket: ConcurrencyGroupState.Ticket, policy: ConcurrencyPolicy, cancellation: CallCancellation
-    ) async throws(CourierError) {
+    ) async throws(CourierError) -> CallEvent.PolicyDecision {
         let reason = cancelledError(by: policy)
         let (admission, wait, calls, woken) = inner.withLock { inner in
             let admission = inner.rules.request(ticket, policy: policy)
@@ -120,11 +122,11 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
         }
         switch admission {
         case .run:
-            return
+            return .ran
         case .runAfterCancelling:
             for continuation in woken { continuation.resume(returning: reason) }
             for call in calls { call.cancel(because: reason) }
-            return
+            return .ranAfterCancelling(woken.count + calls.count)
         case .ignored:
             throw CourierError(
                 .ignoredByPolicy, stage: .concurrency,
@@ -132,8 +134,9 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
         case .refused:
             throw cancelledError(by: nil)
         case .queued:
-            guard let wait else { return }
+            guard let wait else { return .ran }
             if let failure = await self.wait(ticket, wait, cancellation) { throw failure }
+            return .ranAfterWaiting
         }
     }
 

@@ -12,11 +12,19 @@ struct GroupMembership: Sendable {
         self.ticket = group.join(cancellation, tags: tags)
     }
 
-    /// Waits until the attempt may run under the pass's policy.
+    /// Waits until the attempt may run under the pass's policy, and tells
+    /// the monitors what the policy decided.
     /// - Throws: The policy's refusal, or cancellation while queued.
-    func admit(_ state: CallState) async throws(CourierError) {
-        try await group.admit(
-            ticket, policy: state.settings.concurrencyPolicy ?? .default, cancellation: state.cancellation)
+    func admit(_ state: CallState, attempt: Int) async throws(CourierError) {
+        do throws(CourierError) {
+            let decision = try await group.admit(
+                ticket, policy: state.settings.concurrencyPolicy ?? .default, cancellation: state.cancellation
+            )
+            state.emit(.policy(decision), attempt: attempt)
+        } catch {
+            state.emit(.policy(.refused(error)), attempt: attempt)
+            throw error
+        }
     }
 
     /// The attempt ended.

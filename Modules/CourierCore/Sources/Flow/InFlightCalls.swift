@@ -88,6 +88,7 @@ final class InFlightCalls: Sendable {
             state.flights[key] = flight
             return (flight, caller, leads)
         }
+        call.emit(.coalesced(joined: !leads))
         if leads {
             let exchange = call.sharing(flight.cancellation)
             let task = Task {

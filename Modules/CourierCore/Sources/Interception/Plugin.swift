@@ -26,13 +26,18 @@ import HTTPTypes
 ///
 /// An error `prepare` throws names the plugin in ``CourierError/thrownBy``.
 ///
+/// Every plugin is an ``EventMonitor`` too: implement
+/// ``EventMonitor/callEvent(_:)`` to see the call's cache lookups, policy
+/// decisions, attempts with their phase timings, redirects, retries and
+/// refreshes as they happen.
+///
 /// `prepare` runs per attempt, after the response cache and coalescing have
 /// decided whose the call's response is: a plugin says in
 /// ``CredentialDeclaring/credentialIdentity(for:)`` what it will add. The
 /// default, ``CredentialIdentity/undeclared``, keeps every call the plugin
 /// takes part in out of the cache and out of coalescing; a plugin that only
 /// observes, or adds no credential, says ``CredentialIdentity/none``.
-public protocol Plugin: CredentialDeclaring {
+public protocol Plugin: CredentialDeclaring, EventMonitor {
     /// Changes the request head before it is sent; throwing vetoes the attempt.
     /// - Throws: Stops the call; use ``CourierError/vetoed(_:)`` to say why.
     func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest

@@ -33,7 +33,7 @@ enum AttemptStage {
                 // Every attempt, retries included, asks the group's policy
                 // (it may queue); it counts as running until it ends.
                 do throws(CourierError) {
-                    try await membership.admit(state)
+                    try await membership.admit(state, attempt: state.budget.attempts + 1)
                 } catch var refusal {
                     refusal.request = request.head
                     refusal.attempt = state.budget.attempts
@@ -70,6 +70,7 @@ enum AttemptStage {
                 throw ErrorMapping.stopped(
                     .retryBudgetExhausted, failure: failure, attempt: number, policy: policy)
             case .retry(let delay):
+                state.emit(.retryScheduled(delay: delay, failure: failure), attempt: number)
                 do {
                     try await CallCancellation.sleep(for: delay, on: clock, cancellation: state.cancellation)
                 } catch {
@@ -101,11 +102,15 @@ enum AttemptStage {
         if number == 1 { settings.retryPolicy.budget?.recordCall() }
         // The retry policy's deadline caps the attempt's total, or is its total.
         let timeout = settings.timeout.map { total in remaining.map { min(total, $0) } ?? total } ?? remaining
+        state.emit(.attemptStarted(number: number, request: request.head), attempt: number)
+        let result: Result<RawResponse, CourierError>
         do throws(CourierError) {
-            return (number, .success(try await guarded(request, number: number, timeout: timeout, state)))
+            result = .success(try await guarded(request, number: number, timeout: timeout, state))
         } catch {
-            return (number, .failure(error))
+            result = .failure(error)
         }
+        state.emit(.attemptFinished(number: number, result: result), attempt: number)
+        return (number, result)
     }
 
     /// The client's circuit breaker around one attempt: refuses it while the
@@ -283,7 +288,8 @@ enum AttemptStage {
             if let slot = state.plan.call.stream {
                 result = .success(try await StreamExchange.open(sent, options: options, state, into: slot))
             } else {
-                result = .success(try await HopStage.send(sent, options: options, state.settings))
+                result = .success(
+                    try await HopStage.send(sent, options: options, state, attempt: context.attempt))
             }
         } catch {
             result = .failure(ErrorMapping.transport(error, request: head, attempt: context.attempt))

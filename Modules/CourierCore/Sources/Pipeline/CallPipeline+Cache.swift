@@ -33,15 +33,19 @@ extension CallPipeline {
         // (A pass with a cache stage always asked for its identity, 3½.)
         switch await stage.read(request, identity: state.identity ?? .declared(nil)) {
         case .answer(var stored, let refresh):
+            state.emit(.cache(.answered(refresh: refresh)))
             stored.cacheOrigin = .storage(refresh: refresh)
             return stored
         case .generated(let response):
+            state.emit(.cache(.generated))
             return response
         case .deliverFirst(var stored, let fields):
+            state.emit(.cache(.deliveredFirst))
             stored.cacheOrigin = .storage(refresh: false)
             if let deliver = state.plan.call.deliverStored { _ = await deliver(stored, state) }
             sent.head.headerFields.setAll(fields)
         case .network(let fields):
+            state.emit(.cache(.network(revalidating: !fields.isEmpty)))
             sent.head.headerFields.setAll(fields)
         }
         // At most twice: a 304 that names another representation than the

@@ -128,6 +128,7 @@ struct CallPipeline: Sendable {
     /// Stages 1–7 once.
     func pass(_ state: inout CallState) async -> Outcome {
         var outcome: Outcome
+        state.emit(.passStarted)
         do throws(CourierError) {
             // (An empty stage is skipped here rather than inside: an async
             // call costs a frame even when it returns at once.)
@@ -154,6 +155,7 @@ struct CallPipeline: Sendable {
         validate(&outcome, state)  // 6
         // 7 (a stream's runs when the stream ends: StreamSession)
         if !state.settings.plugins.isEmpty, state.plan.call.stream == nil { await process(&outcome, state) }
+        state.emit(.passFinished(outcome))
         return outcome
     }
 

@@ -34,6 +34,16 @@ struct CallState: Sendable {
 
     /// The context interceptors and plugins see.
     var context: CallContext { plan.context }
+
+    /// Tells the monitors of `kind`, for attempt `attempt` when it is about one.
+    func emit(_ kind: CallEvent.Kind, attempt: Int? = nil) {
+        let monitors = settings.monitors
+        guard !monitors.isEmpty else { return }
+        var context = self.context
+        if let attempt { context.attempt = attempt }
+        let event = CallEvent(kind, context: context)
+        for monitor in monitors { monitor.callEvent(event) }
+    }
     /// The settings in force.
     var settings: CallSettings { plan.settings }
 
@@ -185,6 +195,8 @@ final class CallSettings: Sendable {
     let waitsForConnectivity: Bool
     /// The client's circuit breaker.
     let circuitBreaker: CircuitBreaker?
+    /// The client's event monitors, then the plugins (``EventMonitor``).
+    let monitors: [any EventMonitor]
 
     /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
     convenience init(_ configuration: APIClient.Configuration) {
@@ -230,6 +242,7 @@ final class CallSettings: Sendable {
         networkMonitor = configuration.networkMonitor
         waitsForConnectivity = configuration.waitsForConnectivity
         circuitBreaker = configuration.circuitBreaker
+        monitors = Self.joined(configuration.eventMonitors, plugins.map { $0 as any EventMonitor })
     }
 
     private static func authenticates(_ interceptor: any Interceptor) -> Bool {

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// The innermost stage of an attempt: the request goes out hop by hop. The
 /// client's ``RedirectPolicy`` follows redirects and its cookie jar rides
 /// every hop — here, once, for every transport; a transport sends the one
@@ -7,12 +9,20 @@
 /// `RecordingTransport`).
 enum HopStage {
     /// Sends `request` through the client's transport, following redirects.
-    static func send(_ request: OutgoingRequest, options: TransportOptions, _ settings: CallSettings)
+    static func send(_ request: OutgoingRequest, options: TransportOptions, _ state: CallState, attempt: Int)
         async throws -> RawResponse
     {
+        let settings = state.settings
         let transport = settings.transport
-        return try await settings.redirects.exchange(request, options: options, cookies: settings.cookies) {
-            hop in
+        let onHop: ((Int, HTTPRequest, HTTPRequest) -> Void)? =
+            settings.monitors.isEmpty
+            ? nil
+            : { status, from, to in
+                state.emit(.redirected(status: status, from: from, to: to), attempt: attempt)
+            }
+        return try await settings.redirects.exchange(
+            request, options: options, cookies: settings.cookies, onHop: onHop
+        ) { hop in
             try await transport.send(hop, options: options)
         }
     }

@@ -163,6 +163,16 @@ extension RedirectPolicy {
         _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)? = nil,
         perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
+        try await exchange(request, options: options, cookies: cookies, onHop: nil, perform: perform)
+    }
+
+    /// ``exchange(_:options:cookies:perform:)``, telling `onHop` of each
+    /// redirect followed: the status, the request redirected, the next one.
+    package func exchange(
+        _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)?,
+        onHop: ((Int, HTTPRequest, HTTPRequest) -> Void)?,
+        perform: (OutgoingRequest) async throws -> RawResponse
+    ) async throws -> RawResponse {
         // The common case in a small frame: a replayable body, no jar, and
         // an answer that is not a redirect to follow. Every request in
         // flight holds its task's frames, so their size is memory per
@@ -171,9 +181,10 @@ extension RedirectPolicy {
             let response = try await perform(request)
             guard follows, Self.redirectStatuses.contains(response.statusCode) else { return response }
             return try await following(
-                response, to: request, options: options, cookies: nil, perform: perform)
+                response, to: request, options: options, cookies: nil, onHop: onHop, perform: perform)
         }
-        return try await following(nil, to: request, options: options, cookies: cookies, perform: perform)
+        return try await following(
+            nil, to: request, options: options, cookies: cookies, onHop: onHop, perform: perform)
     }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -183,7 +194,8 @@ extension RedirectPolicy {
     @inline(never)
     private func following(
         _ first: RawResponse?, to request: OutgoingRequest, options: TransportOptions,
-        cookies: (any CookieStorage)?, perform: (OutgoingRequest) async throws -> RawResponse
+        cookies: (any CookieStorage)?, onHop: ((Int, HTTPRequest, HTTPRequest) -> Void)?,
+        perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
         var request = request
         if let body = request.body, !body.isReplayable {
@@ -212,6 +224,7 @@ extension RedirectPolicy {
             guard let next = try next(after: response, for: request, visited: &visited) else {
                 return response
             }
+            onHop?(response.statusCode, request.head, next.head)
             if case .file(let url) = response.body { try? FileManager.default.removeItem(at: url) }
             request = next
         }
