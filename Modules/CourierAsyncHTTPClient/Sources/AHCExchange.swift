@@ -74,13 +74,15 @@
                     error: AHCErrorMapping.map(error, cancelled: Task.isCancelled, beforeHead: true))
             }
             watchdog?.touch()
+            let firstByte = ContinuousClock.now - started
             let head = try checkedHead(response)
             if let total = request.body?.length {
                 options.progress?(TransferProgress(direction: .upload, completed: total, total: total))
             }
             let (body, received) = try await read(response, head: head)
             let metrics = TransportMetrics(
-                total: ContinuousClock.now - started, bytesSent: sent.value, bytesReceived: received,
+                total: ContinuousClock.now - started, timeToFirstByte: firstByte, bytesSent: sent.value,
+                bytesReceived: received,
                 httpVersion: response.version.major == 2
                     ? "2" : "\(response.version.major).\(response.version.minor)")
             return RawResponse(head: head, body: body, metrics: metrics)

@@ -21,6 +21,8 @@ final class TaskState: Sendable {
         var download: PartialDownload?
         var failure: TransportError?
         var received: Int64 = 0
+        /// From the task's start to its response head (``TransportMetrics/timeToFirstByte``).
+        var firstByte: Duration?
         /// The delegate declined an authentication challenge, which
         /// FoundationNetworking can only do by cancelling the finished task.
         var declinedChallenge = false
@@ -39,6 +41,9 @@ final class TaskState: Sendable {
     /// The total timeout's end, checked again when the response is complete:
     /// the timer that cuts the task may run late on a loaded machine.
     let deadline: TotalDeadline?
+    /// When the task was made: its metrics' `total` and `timeToFirstByte`
+    /// count from here (URLSession on Linux reports no task metrics).
+    private let started = ContinuousClock.now
 
     init(
         options: TransportOptions, uploadTotal: Int64?, download: sending PartialDownload?,
@@ -105,6 +110,7 @@ final class TaskState: Sendable {
         let limit = self.limit
         return storage.withLock { storage in
             if storage.head == nil {
+                storage.firstByte = ContinuousClock.now - started
                 let fields = Self.fields(response)
                 storage.head = HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
                 storage.expectedLength = TransferProgress.downloadTotal(of: fields)
@@ -210,7 +216,7 @@ final class TaskState: Sendable {
         let (continuation, outcome) = storage.withLock {
             storage -> (CheckedContinuation<RawResponse, any Error>?, Result<RawResponse, any Error>) in
             defer { storage.continuation = nil }
-            let outcome = Self.outcome(&storage, error: error, deadline: deadline)
+            let outcome = Self.outcome(&storage, error: error, deadline: deadline, started: started)
             if case .failure = outcome { storage.download?.discard() }
             return (storage.continuation, outcome)
         }
@@ -228,7 +234,10 @@ final class TaskState: Sendable {
         (error as? URLError)?.code == .cancelled
     }
 
-    private static func outcome(_ storage: inout Storage, error: (any Error)?, deadline: TotalDeadline?)
+    private static func outcome(
+        _ storage: inout Storage, error: (any Error)?, deadline: TotalDeadline?,
+        started: ContinuousClock.Instant
+    )
         -> Result<RawResponse, any Error>
     {
         if let failure = storage.failure { return .failure(failure) }
@@ -254,7 +263,9 @@ final class TaskState: Sendable {
                 return .failure(error)
             }
         }
-        let metrics = TransportMetrics(bytesReceived: storage.received)
+        let metrics = TransportMetrics(
+            total: ContinuousClock.now - started, timeToFirstByte: storage.firstByte,
+            bytesReceived: storage.received)
         return .success(RawResponse(head: head, body: body, metrics: metrics))
     }
 }
