@@ -31,7 +31,10 @@ final class HTTP2Server: Sendable {
             .childChannelInitializer { channel in
                 accepted.count.add(1, ordering: .relaxed)
                 return channel.configureHTTP2Pipeline(mode: .server) { stream in
-                    stream.pipeline.addHandlers([HTTP2FramePayloadToHTTP1ServerCodec(), Responder()])
+                    stream.eventLoop.makeCompletedFuture {
+                        try stream.pipeline.syncOperations.addHandlers(
+                            HTTP2FramePayloadToHTTP1ServerCodec(), Responder())
+                    }
                 }
                 .map { _ in }
             }

@@ -25,12 +25,6 @@
             (path + [key]).joined(separator: ".")
         }
 
-        private func int(forKey key: ConfigKey) -> Int? { reader.int(forKey: key) }
-        private func double(forKey key: ConfigKey) -> Double? { reader.double(forKey: key) }
-        private func bool(forKey key: ConfigKey) -> Bool? { reader.bool(forKey: key) }
-        private func intArray(forKey key: ConfigKey) -> [Int]? { reader.intArray(forKey: key) }
-        private func stringArray(forKey key: ConfigKey) -> [String]? { reader.stringArray(forKey: key) }
-
         /// Whether `key` has a value of any kind.
         func has(_ key: String) -> Bool {
             let name = ConfigKey(key)
@@ -49,7 +43,7 @@
             throws(CourierConfigurationError) -> Int?
         {
             try checkedNumber(
-                key, int(forKey: ConfigKey(key)), in: range, expected: expected, parse: Int.init)
+                key, reader.int(forKey: ConfigKey(key)), in: range, expected: expected, parse: Int.init)
         }
 
         /// A duration given in whole milliseconds (AHC's convention: `connectionMs`).
@@ -67,7 +61,8 @@
         func checkedDouble(_ key: String, in range: ClosedRange<Double>, expected: String)
             throws(CourierConfigurationError) -> Double?
         {
-            let typed = double(forKey: ConfigKey(key)) ?? int(forKey: ConfigKey(key)).map(Double.init)
+            let typed =
+                reader.double(forKey: ConfigKey(key)) ?? reader.int(forKey: ConfigKey(key)).map(Double.init)
             return try checkedNumber(key, typed, in: range, expected: expected, parse: Double.init)
         }
 
@@ -96,7 +91,7 @@
 
         /// `true` or `false` (also `1`/`0`, `yes`/`no` as text); `nil` when absent.
         func checkedBool(_ key: String) throws(CourierConfigurationError) -> Bool? {
-            if let flag = bool(forKey: ConfigKey(key)) { return flag }
+            if let flag = reader.bool(forKey: ConfigKey(key)) { return flag }
             guard let text = string(forKey: ConfigKey(key)) else { return nil }
             switch text.trimmingCharacters(in: .whitespaces).lowercased() {
             case "true", "1", "yes": return true
@@ -118,7 +113,7 @@
 
         /// A list of text values (an array, or comma-separated text); `nil` when absent.
         func checkedStrings(_ key: String) -> [String]? {
-            if let list = stringArray(forKey: ConfigKey(key)) { return list }
+            if let list = reader.stringArray(forKey: ConfigKey(key)) { return list }
             guard let text = string(forKey: ConfigKey(key)) else { return nil }
             return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
                 !$0.isEmpty
@@ -129,7 +124,7 @@
         func checkedInts(_ key: String, in range: ClosedRange<Int>, expected: String)
             throws(CourierConfigurationError) -> [Int]?
         {
-            if let list = intArray(forKey: ConfigKey(key)) {
+            if let list = reader.intArray(forKey: ConfigKey(key)) {
                 if let wrong = list.first(where: { !range.contains($0) }) {
                     throw CourierConfigurationError(
                         key: fullName(key), found: String(wrong), expected: expected)

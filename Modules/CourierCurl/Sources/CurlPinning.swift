@@ -54,16 +54,18 @@ enum CurlPinning {
     static func expectation(for head: HTTPRequest, _ tls: TLSSettings) throws(TransportError)
         -> (host: String, pins: [String]?)
     {
+        // Nothing pinned (the usual case): nothing to work out per request.
+        guard !tls.pinnedPublicKeys.isEmpty || !tls.pinning.isEmpty else { return ("", nil) }
         let host = hostName(of: head.authority ?? "")
-        guard tls.admits(host: host) else {
+        let pins = tls.pins(for: host)
+        guard !pins.isEmpty || tls.pinning.unpinnedHosts == .allowed else {
             throw TransportError(
                 .tls,
                 "\(host) has no certificate pins and TLSSettings.pinning refuses unpinned hosts: nothing was sent"
             )
         }
-        guard head.scheme?.lowercased() == "https" else { return (host, nil) }
-        let pins = tls.pins(for: host)
-        return (host, pins.isEmpty ? nil : pins)
+        guard head.scheme?.lowercased() == "https", !pins.isEmpty else { return (host, nil) }
+        return (host, pins)
     }
 
     /// The host of an authority: no port, no brackets around an IPv6 address.

@@ -54,8 +54,9 @@ public struct AuthenticationScope: Sendable, Hashable, ExpressibleByArrayLiteral
         return origin(of: HTTPRequest(method: .get, scheme: url.scheme, authority: url.authority, path: "/"))
     }
 
-    /// `scheme://authority` by the rule request keys use (``RequestKey``).
-    private static func origin(of head: HTTPRequest) -> String {
+    /// `scheme://authority` by the rule request keys use (``RequestKey``):
+    /// how origins are compared wherever a credential is scoped to them.
+    package static func origin(of head: HTTPRequest) -> String {
         let (scheme, authority) = RequestKey.NormalisedURL.origin(of: head)
         return "\(scheme)://\(authority)"
     }

@@ -263,11 +263,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
 
     /// Tells the client's monitors and plugins of a refresh, as an event of the call that began it.
     private static func emit(_ kind: CallEvent.Kind, _ context: CallContext) {
-        guard let configuration = context.client?.configuration else { return }
-        let monitors = configuration.eventMonitors + configuration.plugins.map { $0 as any EventMonitor }
-        guard !monitors.isEmpty else { return }
-        let event = CallEvent(kind, context: context)
-        for monitor in monitors { monitor.callEvent(event) }
+        CallEvent.deliver(kind, context: context, to: context.client?.configuration.monitors ?? [])
     }
 
     private func refreshWithTimeout(_ credential: Credential, through client: APIClient) async -> Result<

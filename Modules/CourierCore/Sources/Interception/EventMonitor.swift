@@ -102,6 +102,23 @@ public struct CallEvent: Sendable {
     }
 }
 
+extension CallEvent {
+    /// Tells `monitors` of `kind` for the call `context` describes: the one
+    /// way the pipeline and the authenticator deliver events.
+    static func deliver(_ kind: Kind, context: CallContext, to monitors: [any EventMonitor]) {
+        guard !monitors.isEmpty else { return }
+        let event = CallEvent(kind, context: context)
+        for monitor in monitors { monitor.callEvent(event) }
+    }
+}
+
+extension APIClient.Configuration {
+    /// The client's event monitors, then its plugins (each a monitor).
+    var monitors: [any EventMonitor] {
+        plugins.isEmpty ? eventMonitors : eventMonitors + plugins.map { $0 as any EventMonitor }
+    }
+}
+
 extension Plugin {
     /// Does nothing: a plugin that wants the call's events implements it.
     public func callEvent(_ event: CallEvent) {}

@@ -34,6 +34,8 @@ struct CallState: Sendable {
 
     /// The context interceptors and plugins see.
     var context: CallContext { plan.context }
+    /// The settings in force.
+    var settings: CallSettings { plan.settings }
 
     /// Tells the monitors of `kind`, for attempt `attempt` when it is about one.
     func emit(_ kind: CallEvent.Kind, attempt: Int? = nil) {
@@ -41,11 +43,8 @@ struct CallState: Sendable {
         guard !monitors.isEmpty else { return }
         var context = self.context
         if let attempt { context.attempt = attempt }
-        let event = CallEvent(kind, context: context)
-        for monitor in monitors { monitor.callEvent(event) }
+        CallEvent.deliver(kind, context: context, to: monitors)
     }
-    /// The settings in force.
-    var settings: CallSettings { plan.settings }
 
     init(id: UInt64, plan: PassPlan, cancellation: CallCancellation) {
         self.init(id: id, budget: CallBudget(), plan: plan, cancellation: cancellation)

@@ -119,7 +119,7 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
         guard context.authenticates, scope.contains(request.head),
             request.head.headerFields[.authorization] == nil
         else { return try await next(request) }
-        let origin = Self.origin(of: request.head)
+        let origin = AuthenticationScope.origin(of: request.head)
         let resendable = request.body?.isReplayable ?? true
         var sent = try await preemptive(request, origin: origin)
         var outcome = try await Self.exchange(sent.request, next)
@@ -141,34 +141,18 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
 
     // MARK: - Sending
 
-    /// What a `next` gave: a response, or the error a per-call tier throws for a `401`.
-    private struct Outcome {
-        var response: RawResponse?
-        var error: CourierError?
-
-        /// The `401` response, when the server refused.
-        var refusal: RawResponse? {
-            let refused = response ?? error?.response
-            return refused?.statusCode == 401 ? refused : nil
-        }
-
-        func get() throws -> RawResponse {
-            if let error { throw error }
-            guard let response else {
-                throw CourierError(.interceptor, stage: .authentication, message: "no response")
-            }
-            return response
-        }
-    }
+    /// What a `next` gave: a response, or the error a per-call tier throws
+    /// for a `401` (`refusal` reads the `401` from either).
+    private typealias Outcome = Result<RawResponse, CourierError>
 
     /// Sends `request`. In the per-call tier a `401` arrives as an error
     /// carrying the response; it is kept, so the challenge can be answered.
     private static func exchange(_ request: OutgoingRequest, _ next: InterceptorNext) async throws -> Outcome
     {
         do {
-            return Outcome(response: try await next(request))
+            return .success(try await next(request))
         } catch let error as CourierError where error.response?.statusCode == 401 {
-            return Outcome(error: error)
+            return .failure(error)
         }
     }
 
@@ -260,7 +244,7 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
             throw CourierError(
                 .authentication, stage: .authentication,
                 message:
-                    "\(Self.origin(of: request.head)) asks for Basic credentials over plain http, where the "
+                    "\(AuthenticationScope.origin(of: request.head)) asks for Basic credentials over plain http, where the "
                     + "password would travel readable; ChallengeAuthenticator answers it only with "
                     + "allowsBasicOverPlainHTTP: true",
                 request: request.head, response: refusal)
@@ -299,12 +283,6 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
 
     // MARK: - Helpers
 
-    /// `scheme://authority`, lowercased, as ``/CourierCore/AuthenticationScope`` compares origins.
-    static func origin(of head: HTTPRequest) -> String {
-        let (scheme, authority) = RequestKey.NormalisedURL.origin(of: head)
-        return "\(scheme)://\(authority)"
-    }
-
     /// The path up to its last `/` (the query dropped): Basic's protection space.
     static func directory(of path: String) -> String {
         let bare = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -316,5 +294,18 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
     static func randomNonce() -> String {
         var generator = SystemRandomNumberGenerator()
         return RequestKey.hex((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+}
+
+extension Result where Success == RawResponse, Failure == CourierError {
+    /// The `401` response, when the server refused: returned (per-attempt
+    /// tier) or carried by the error (per-call tier).
+    fileprivate var refusal: RawResponse? {
+        let refused =
+            switch self {
+            case .success(let response): response
+            case .failure(let error): error.response
+            }
+        return refused?.statusCode == 401 ? refused : nil
     }
 }

@@ -163,7 +163,8 @@ struct DigestChallenge: Sendable, Hashable {
         } else if user.utf8.allSatisfy({ $0 < 0x80 }) {
             fields.append("username=\(Self.quoted(user))")
         } else {
-            fields.append("username*=UTF-8''\(Self.percentEncoded(user))")
+            // RFC 8187's value-chars: percent-encoding any byte beyond the unreserved is valid.
+            fields.append("username*=UTF-8''\(PercentEncoding.escape(user))")
         }
         fields.append("realm=\(Self.quoted(realm))")
         fields.append("uri=\(Self.quoted(request.uri))")
@@ -194,25 +195,5 @@ struct DigestChallenge: Sendable, Hashable {
             result.append(character)
         }
         return result + "\""
-    }
-
-    /// RFC 8187's `value-chars`: attr-chars as they are, every other byte
-    /// of the UTF-8 as `%XX`.
-    static func percentEncoded(_ value: String) -> String {
-        let attrChars = Set(Array("!#$&+-.^_`|~".utf8))
-        var result = ""
-        for byte in value.utf8 {
-            let isAlphanumeric =
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            if isAlphanumeric || attrChars.contains(byte) {
-                result.append(Character(Unicode.Scalar(byte)))
-            } else {
-                let hex = String(byte, radix: 16, uppercase: true)
-                result += "%" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return result
     }
 }
