@@ -102,10 +102,12 @@ for target in package.targets where target.type != .system && target.type != .bi
     target.swiftSettings = settings
 }
 
-// The README examples, each an executable of its own, when scripts/check-snippets
-// has extracted them into ReadmeExamples/ (not in git; not "Snippets/", which
-// SwiftPM reserves for its own snippets): compiled with the suites, so
-// they share one build of Courier and the mock server. They get a user's
+// The README examples that are run against courier-mock, each an executable of
+// its own, when scripts/check-snippets has extracted them into ReadmeExamples/
+// (not in git; not "Snippets/", which SwiftPM reserves for its own snippets):
+// compiled with the suites, so they share one build of Courier and the mock
+// server. (The examples that are only compiled, in ReadmeExamples/checked/,
+// are compiled against this build without being linked.) They get a user's
 // default settings, not the upcoming features above. COURIER_README_EXAMPLES=0
 // leaves them out: the sanitizer builds (scripts/check-tsan, check-asan) do
 // not compile them again, nor read the folder while check-snippets writes it.

@@ -11,8 +11,10 @@ mock_package=${mock_package:-MockServer}
 source scripts/lib/common.sh
 # ContractTests' manifest lists the README examples that scripts/check-snippets
 # extracted, so its evaluation must not come from SwiftPM's manifest cache.
-# Built in the root's folder, as every package here (scripts/lib/common.sh).
-package_flags=(--package-path "$mock_package" --manifest-cache none --scratch-path "$build_root")
+# Built in the root's folder, as every package here (scripts/lib/common.sh),
+# with the flags every build of it uses (other flags would build courier-mock
+# again, and the next build of the folder once more).
+package_flags=(--package-path "$mock_package" --manifest-cache none --scratch-path "$build_root" "${build_flags[@]}")
 
 build_mock_server() {
     swift build "${package_flags[@]}" --product courier-mock "$@"

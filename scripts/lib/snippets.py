@@ -1,6 +1,9 @@
-"""Extracts the Swift code blocks of the project's READMEs into executable
-targets of the ContractTests package (ContractTests/ReadmeExamples/<name>/main.swift),
-so that every example is compiled as written, imports included.
+"""Extracts the Swift code blocks of the project's READMEs, so that every
+example is compiled as written, imports included. A block that is run
+becomes an executable target of the ContractTests package
+(ContractTests/ReadmeExamples/<name>/main.swift); one that is only compiled
+goes to ReadmeExamples/checked/<name>/main.swift, which scripts/lib/check_examples.py
+compiles against the package's build without linking it.
 
 A block is compiled on its own: it must import what it uses and declare what
 it needs. An HTML comment on the line before a block changes what happens to it:
@@ -49,8 +52,8 @@ def main():
             if mode == "skip":
                 continue
             name = f"snippet-{stem}-{ordinal}"
-            folder = out / name
-            folder.mkdir()
+            folder = out / name if mode == "run" else out / "checked" / name
+            folder.mkdir(parents=True)
             header = f"// {source}, line {line}: extracted by scripts/check-snippets; edit the README, not this.\n"
             (folder / "main.swift").write_text(header + "\n".join(code) + "\n")
             print(f"{name} {mode} {source}:{line}")
