@@ -73,8 +73,14 @@ extension CurlEngine {
                     state.waiting.append(box.transfer)
                 }
             case .resume(let id):
+                // A drain that came before the buffer filled again is stale:
+                // the transfer stays paused, and the reader's next drain of
+                // the buffer asks again. (Resumed anyway, a decoded body
+                // would add another read's worth to a full buffer.)
                 // libcurl may deliver the held bytes inside this call.
-                if let transfer = state.active[id], let handle = transfer.handle {
+                if let transfer = state.active[id], let handle = transfer.handle,
+                    transfer.stream?.isHoldingBack != true
+                {
                     curl_easy_pause(handle, CURLPAUSE_CONT)
                 }
             case .cancel(let id, let reason):
