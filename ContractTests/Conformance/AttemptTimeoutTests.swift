@@ -65,7 +65,7 @@ struct AttemptTimeoutTests {
 
     @Test(arguments: TransportKind.allCases)
     func aDownloadOutlastsTheTotalAnOrdinaryCallHas(kind: TransportKind) async throws {
-        try await withClient(kind, total: .seconds(1), downloads: DownloadTimeouts(idle: .seconds(60))) {
+        try await withClient(kind, total: .seconds(1), downloads: DownloadTimeouts(idle: hangGuard)) {
             client, node, folder in
             // The same answer as an ordinary call: its 1 s total cuts it off.
             let cut = await timeout {

@@ -37,8 +37,10 @@ struct HostOverrideTests {
 
     @Test func asyncHTTPClientConnectsToTheOverrideAndSendsTheHost() async throws {
         try await withMockServer { server async throws in
-            let configuration = AsyncHTTPClientTransport.Configuration(hostOverrides: [Self.host: "127.0.0.1"]
-            )
+            // A connect timeout that is a hang guard, not the 10 s default:
+            // every suite at once under ThreadSanitizer missed that one.
+            let configuration = AsyncHTTPClientTransport.Configuration(
+                connectTimeout: hangGuard, hostOverrides: [Self.host: "127.0.0.1"])
             try await withAsyncHTTPClientTransport(configuration: configuration) { transport async throws in
                 #expect(try await Self.send(transport, to: server).statusCode == 200)
             }

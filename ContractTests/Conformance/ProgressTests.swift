@@ -10,8 +10,14 @@ import Testing
 struct ProgressTests {
     static let length: Int64 = 3 << 20
 
+    /// Downloads are bounded by the hang guard too, not by the default 60 s
+    /// of silence: every suite at once under ThreadSanitizer can keep a
+    /// download's task waiting for a thread that long.
     private func client(_ kind: TransportKind) -> APIClient {
-        APIClient(configuration: .init(transport: kind.transport, timeout: hangGuard))
+        APIClient(
+            configuration: .init(
+                transport: kind.transport, timeout: hangGuard,
+                downloadTimeouts: DownloadTimeouts(idle: hangGuard)))
     }
 
     private func node(_ server: MockServer) -> Node {

@@ -22,9 +22,9 @@ struct TransportFaultTests {
         /// a loaded machine cannot turn a slow answer into a failure.
         var deadline: Duration {
             if case .failure(let codes) = self, codes.contains(.timedOut) { return .seconds(2) }
-            // Two minutes: ThreadSanitizer on a busy two-core machine has
-            // taken over 30 s to read an endless body's first megabyte.
-            return .seconds(120)
+            // The hang guard: ThreadSanitizer on a busy two-core machine has
+            // taken over two minutes to read an endless body's first megabyte.
+            return hangGuard
         }
 
         var description: String {

@@ -11,9 +11,10 @@ struct User: Decodable, Sendable, Equatable {
 
 /// The usual client for a contract: Codable decoding, no retries unless asked,
 /// a test clock that never sleeps.
-/// The per-attempt timeout of the contracts' clients: a hang guard, not a
-/// deadline anything is meant to meet (the 60 s default is one a loaded
-/// machine under ThreadSanitizer missed).
+/// The per-attempt timeout of the contracts' clients, and the silence a
+/// download of theirs may keep: a hang guard, not a deadline anything is
+/// meant to meet (the 60 s defaults are ones a loaded machine under
+/// ThreadSanitizer missed).
 let contractSafetyNet: Duration = .seconds(600)
 
 func makeClient(
@@ -25,7 +26,8 @@ func makeClient(
         configuration: .init(
             transport: transport ?? kind.transport, decoder: .codable, callInterceptors: interceptors,
             attemptInterceptors: attemptInterceptors, plugins: plugins, retryPolicy: retryPolicy,
-            timeout: contractSafetyNet, clock: clock))
+            timeout: contractSafetyNet, clock: clock,
+            downloadTimeouts: DownloadTimeouts(idle: contractSafetyNet)))
 }
 
 extension ContractServer {

@@ -182,6 +182,9 @@
                     watchdog?.touch()
                     try await file.write(
                         decoding.decode(buffer, limit: options.maxDownloadSize, what: "download"))
+                    // The wait for our own disk (and for this task to run
+                    // again after it) is not the peer's silence.
+                    watchdog?.touch()
                     options.progress?(
                         TransferProgress(direction: .download, completed: decoding.count, total: total))
                 }
