@@ -108,14 +108,15 @@ struct ContentCodingTests {
         }
     }
 
+    static let zeroPage = [UInt8](repeating: 0, count: 64 << 10)
+
     /// Whether every byte is zero: one `memcmp` per 64 KiB. (A closure per
     /// byte, instrumented byte by byte under ThreadSanitizer, kept a thread of
     /// the concurrency pool busy for tens of seconds, and the tasks of the
     /// suites running beside this one waited for it.)
     static func allZero(_ bytes: [UInt8]) -> Bool {
-        let page = [UInt8](repeating: 0, count: 64 << 10)
-        return bytes.withUnsafeBytes { raw in
-            page.withUnsafeBytes { zeros in
+        bytes.withUnsafeBytes { raw in
+            zeroPage.withUnsafeBytes { zeros in
                 guard let base = raw.baseAddress, let zero = zeros.baseAddress else { return true }
                 var offset = 0
                 while offset < raw.count {

@@ -58,7 +58,7 @@ enum CurlPinning {
         guard !tls.pinnedPublicKeys.isEmpty || !tls.pinning.isEmpty else { return ("", nil) }
         let host = hostName(of: head.authority ?? "")
         let pins = tls.pins(for: host)
-        guard !pins.isEmpty || tls.pinning.unpinnedHosts == .allowed else {
+        guard tls.admits(pins: pins) else {
             throw TransportError(
                 .tls,
                 "\(host) has no certificate pins and TLSSettings.pinning refuses unpinned hosts: nothing was sent"

@@ -114,7 +114,13 @@ extension CallEvent {
 
 extension APIClient.Configuration {
     /// The client's event monitors, then its plugins (each a monitor).
-    var monitors: [any EventMonitor] {
+    var monitors: [any EventMonitor] { Self.monitors(eventMonitors, then: plugins) }
+
+    /// `eventMonitors`, then `plugins` (each a monitor): the order every
+    /// event is told in, for the client's and for a call's own plugins.
+    static func monitors(_ eventMonitors: [any EventMonitor], then plugins: [any Plugin])
+        -> [any EventMonitor]
+    {
         plugins.isEmpty ? eventMonitors : eventMonitors + plugins.map { $0 as any EventMonitor }
     }
 }

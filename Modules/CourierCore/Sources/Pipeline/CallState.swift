@@ -241,7 +241,7 @@ final class CallSettings: Sendable {
         networkMonitor = configuration.networkMonitor
         waitsForConnectivity = configuration.waitsForConnectivity
         circuitBreaker = configuration.circuitBreaker
-        monitors = Self.joined(configuration.eventMonitors, plugins.map { $0 as any EventMonitor })
+        monitors = APIClient.Configuration.monitors(configuration.eventMonitors, then: plugins)
     }
 
     private static func authenticates(_ interceptor: any Interceptor) -> Bool {

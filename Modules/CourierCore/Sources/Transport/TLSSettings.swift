@@ -51,7 +51,13 @@ public struct TLSSettings: Sendable, Hashable {
     /// Whether a request to `host` may be sent at all: not when it has no
     /// pins and ``pinning`` refuses unpinned hosts.
     public func admits(host: String) -> Bool {
-        pinning.unpinnedHosts == .allowed || !pins(for: host).isEmpty
+        admits(pins: pins(for: host))
+    }
+
+    /// Whether a request to a host whose pins (``pins(for:)``) are `pins`
+    /// may be sent: for a transport that needs the pins anyway.
+    package func admits(pins: [String]) -> Bool {
+        pinning.unpinnedHosts == .allowed || !pins.isEmpty
     }
 
     /// The system's trust store, no client certificate, no pins.
