@@ -49,8 +49,10 @@ struct GroupCancellationTests {
         let group = ConcurrencyGroup("cart")
         let client = Fixture.client(transport, group)
         let running = Task { await expectFailure(client, Fixture.endpoint("/v1/a")) }
-        let queued = Task { await expectFailure(client, Fixture.endpoint("/v1/b", .waitUntilAllDone)) }
+        // The second call starts once the first runs: started together, it
+        // could run first (nothing to wait for) and never be queued.
         await transport.waitForArrivals(1)
+        let queued = Task { await expectFailure(client, Fixture.endpoint("/v1/b", .waitUntilAllDone)) }
         while group.queuedCalls < 1 { await Task.yield() }
         group.cancelAll()
         for call in [running, queued] {
