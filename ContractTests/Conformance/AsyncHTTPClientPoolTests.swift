@@ -1,6 +1,7 @@
 import CourierAsyncHTTPClient
 import CourierCore
 import CourierMockServer
+import CourierTesting
 import Testing
 
 /// AsyncHTTPClientTransport's per-host limit: more calls than connections
@@ -70,11 +71,11 @@ struct AsyncHTTPClientPoolTests {
                     try await transport.send(
                         request(server, "/status/200"), options: .init(timeout: .seconds(600)))
                 }
-                await yieldUntil { transport.load.waiting == 1 }
+                try await waitUntil { transport.load.waiting == 1 }
                 #expect(transport.load == (active: 1, waiting: 1))
                 #expect(try await stream.body.collect(upTo: 4_000_000).count == 2_000_000)
                 #expect(try await behind.value.statusCode == 200)
-                await yieldUntil { transport.load.active == 0 }
+                try await waitUntil { transport.load.active == 0 }
                 #expect(transport.load == (active: 0, waiting: 0))
             }
         }

@@ -2,6 +2,7 @@ import CourierAsyncHTTPClient
 import CourierCore
 import CourierCurl
 import CourierMockServer
+import CourierTesting
 import CourierURLSession
 import Testing
 
@@ -46,7 +47,7 @@ struct BusyHostTests {
                     await expectTransportError(.cancelled, "a held call") { try await holder.value }
                 }
                 // Every place is given back once the held exchanges have really ended.
-                await yieldUntil { load(of: transport)?.active == 0 }
+                try await waitUntil { load(of: transport)?.active == 0 }
                 #expect(load(of: transport).map { $0 == (active: 0, waiting: 0) } ?? true)
             }
         }
@@ -72,7 +73,7 @@ struct BusyHostTests {
                     !server.journal.entries.contains { $0.request.path == "/status/201" }, "nothing was sent")
                 holder.cancel()
                 await expectTransportError(.cancelled, "the holder") { try await holder.value }
-                await yieldUntil { load(of: transport)?.active == 0 }
+                try await waitUntil { load(of: transport)?.active == 0 }
                 let next = try await transport.send(
                     request(server, "/status/204"), options: .guarded)
                 #expect(next.statusCode == 204)

@@ -4,6 +4,7 @@ import CourierCookies
 import CourierCore
 import CourierMockServer
 import CourierPlugins
+import CourierTesting
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -345,7 +346,7 @@ struct IdentityMatrixTests {
         // The gate opens when Bob's request reaches the transport too — or
         // when both callers wait on one exchange: Bob joined Alice's, the
         // failure this looks for. (No clock: it re-checks as other tasks run.)
-        await yieldUntil { gate.pairArrived || alice.client.coalescedCalls >= 2 }
+        try await waitUntil { gate.pairArrived || alice.client.coalescedCalls >= 2 }
         gate.open()
         let (aliceReply, bobReply) = (try await first, try await second)
         #expect(

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierMockServer
+import CourierTesting
 import HTTPTypes
 import Testing
 
@@ -75,15 +76,6 @@ where Body.Element == [UInt8] {
     return (received, intact)
 }
 
-/// Yields until `condition` holds (bounded: a safety net against a hang, not a deadline).
-func yieldUntil(_ condition: () -> Bool) async {
-    var turns = 0
-    while !condition(), turns < 1_000_000 {
-        turns += 1
-        await Task.yield()
-    }
-}
-
 /// With a transport that has one place (one transfer, or one connection):
 /// a request held at `/stall` fills it, a second waits, and cancelling the
 /// waiter takes it out of the queue at once; cancelling the holder frees the
@@ -96,11 +88,11 @@ func checkACancelledWaiterLeavesTheQueue(
     }
     try await withHeldRequest(sending: send) { server, holder async throws in
         let waiter = Task { try await transport.send(request(server, "/status/200"), options: .guarded) }
-        await yieldUntil { load().waiting > 0 }
+        try await waitUntil { load().waiting > 0 }
         #expect(load() == (active: 1, waiting: 1))
         waiter.cancel()
         await expectTransportError(.cancelled, "a cancelled waiting request") { try await waiter.value }
-        await yieldUntil { load().waiting == 0 }
+        try await waitUntil { load().waiting == 0 }
         #expect(load() == (active: 1, waiting: 0))
         holder.cancel()
         await expectTransportError(.cancelled, "the holder") { try await holder.value }

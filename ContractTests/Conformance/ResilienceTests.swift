@@ -81,7 +81,7 @@ struct ResilienceTests {
                     waitsForConnectivity: true))
             let call = Task { await callFailure(client, Endpoint<RawResponse>(.get("fine"), on: node)) }
             await clock.waitForSleepers(1)
-            while network.listeners < 1 { await Task.yield() }
+            try await waitUntil { network.listeners >= 1 }
             #expect(server.journal.entries.isEmpty)
             network.status = .online("default route via eth0")
             #expect(await call.value == nil)

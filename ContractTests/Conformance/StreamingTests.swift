@@ -1,6 +1,7 @@
 import CourierCore
 import CourierCurl
 import CourierMockServer
+import CourierTesting
 import HTTPTypes
 import Testing
 
@@ -82,7 +83,7 @@ struct StreamingTests {
             #expect(try await iterator.next()?.data == "tick 1")
             response.body.cancel()
             await #expect(throws: CancellationError.self) { _ = try await iterator.next() }
-            await yieldUntil { transport.load.active == 0 }
+            try await waitUntil { transport.load.active == 0 }
             #expect(transport.load.active == 0)
         }
     }

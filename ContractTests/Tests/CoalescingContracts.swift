@@ -35,7 +35,7 @@ struct CoalescingContracts {
     /// Returns once `count` calls share the client's exchange (no clock; the deadline catches a hang).
     static func settle(_ client: APIClient, coalesced count: Int) async throws {
         try await withDeadline("\(count) coalesced calls") {
-            while client.coalescedCalls != count { await Task.yield() }
+            try await waitUntil { client.coalescedCalls == count }
         }
     }
 

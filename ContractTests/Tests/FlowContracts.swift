@@ -170,7 +170,7 @@ struct FlowContracts {
     /// (no clock: it re-checks as other tasks run; the deadline only catches a hang).
     static func settle(_ group: ConcurrencyGroup, running: Int, queued: Int) async throws {
         try await withDeadline("\(running) running and \(queued) queued in \(group)") {
-            while group.runningCalls != running || group.queuedCalls != queued { await Task.yield() }
+            try await waitUntil { group.runningCalls == running && group.queuedCalls == queued }
         }
     }
 

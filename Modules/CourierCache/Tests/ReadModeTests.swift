@@ -169,7 +169,7 @@ struct ReadModeTests {
         #expect(try await client.send(endpoint).name == "v1")
         // The refresh is running (it may be waiting at the gate): cancelAll
         // ends it, and what its transport returns afterwards is not written.
-        while client.runningCalls == 0 { await Task.yield() }
+        try await waitUntil { client.runningCalls > 0 }
         client.cancelAll()
         gate.open()
         await cache.settle()

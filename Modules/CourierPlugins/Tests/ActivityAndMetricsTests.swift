@@ -48,7 +48,7 @@ struct ActivityAndMetricsTests {
             return Task { try? await client.send(endpoint) }
         }
         // Cancel every stalled call once all 40 wait in the transport.
-        while stalled.withLock({ $0 }) < 40 { await Task.yield() }
+        try await waitUntil { stalled.withLock({ $0 }) >= 40 }
         for (index, call) in calls.enumerated() where index % kinds.count == 4 { call.cancel() }
         gate.open()  // the stub does not watch for cancellation; the pipeline drops what it returns
         for call in calls { _ = await call.value }

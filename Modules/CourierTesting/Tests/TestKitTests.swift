@@ -102,6 +102,35 @@ struct TestKitTests {
         #expect(response.headerFields[.contentType] == "application/json")
         #expect(response.body.bytes == Array(#"{"code":0,"msg":"ok","data":{"a":1}}"#.utf8))
     }
+
+    @Test func waitUntilReturnsOnceAnotherTaskMakesTheConditionTrue() async throws {
+        let log = IntLog()
+        let gate = TestGate()
+        let writer = Task {
+            await gate.wait()
+            log.append(1)
+        }
+        #expect(log.values.isEmpty)
+        gate.open()
+        try await waitUntil("the writer appended") { log.values == [1] }
+        await writer.value
+    }
+
+    @Test func waitUntilThrowsWhereItWaitedWhenTheStateNeverComes() async throws {
+        // A zero hang guard: the wait gives up after its first turns of
+        // yielding, without any clock deciding the outcome.
+        let line = #line + 2
+        do {
+            try await waitUntil("a condition that never holds", hangGuard: .zero) { false }
+            Issue.record("waitUntil returned for a condition that never held")
+        } catch let error as WaitedTooLong {
+            #expect(error.condition == "a condition that never holds")
+            #expect(error.line == line)
+            #expect(error.fileID.hasSuffix("TestKitTests.swift"))
+            #expect(error.checks > 1)
+            #expect(error.description.contains("a condition that never holds did not hold"))
+        }
+    }
 }
 
 final class IntLog: Sendable {

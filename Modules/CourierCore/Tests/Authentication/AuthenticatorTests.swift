@@ -88,7 +88,7 @@ struct AuthenticatorTests {
         let calls = (0..<50).map { _ in Task { try await client.response(Self.endpoint) } }
         // Every call waits: those that failed with the old token, and those
         // that found the refresh in flight before sending.
-        while auth.waitingCalls < 50 { await Task.yield() }
+        try await waitUntil { auth.waitingCalls >= 50 }
         let before = Self.authorizations(server)
         #expect(!before.isEmpty)
         #expect(before.allSatisfy { $0 == "Bearer old" })
@@ -136,7 +136,7 @@ struct AuthenticatorTests {
                 }
             }
         }
-        while auth.waitingCalls < 20 { await Task.yield() }
+        try await waitUntil { auth.waitingCalls >= 20 }
         let sent = Self.authorizations(server)
         gate.open()
         var withResponse = 0
@@ -257,7 +257,7 @@ struct AuthenticatorTests {
                 }
             }
         }
-        while auth.waitingCalls < 3 { await Task.yield() }
+        try await waitUntil { auth.waitingCalls >= 3 }
         calls[1].cancel()
         #expect(await calls[1].value == .cancelled)
         #expect(auth.waitingCalls == 2)
@@ -278,9 +278,9 @@ struct AuthenticatorTests {
         let auth = Authenticator(provider, for: [.api], credential: "old")
         let client = Self.client(Self.server(valid: "new"), auth)
         let first = Task { try await client.send(Self.endpoint) }
-        while auth.waitingCalls < 1 { await Task.yield() }
+        try await waitUntil { auth.waitingCalls >= 1 }
         let second = Task { try await client.send(Self.endpoint) }
-        while auth.waitingCalls < 2 { await Task.yield() }
+        try await waitUntil { auth.waitingCalls >= 2 }
         first.cancel()
         gate.open()
         _ = try await second.value
@@ -321,9 +321,9 @@ struct AuthenticatorTests {
         await transport.waitForArrivals(2)
         // One 401 starts the refresh, which fails; only then is the other request answered.
         transport.answer("/v1/me", with: .status(401))
-        while auth.waitingCalls < 1 { await Task.yield() }
+        try await waitUntil { auth.waitingCalls >= 1 }
         gate.open()
-        while auth.waitingCalls > 0 { await Task.yield() }
+        try await waitUntil { auth.waitingCalls == 0 }
         #expect(transport.holding == ["/v1/me"])
         transport.answer("/v1/me", with: .status(401))
         for call in calls {
@@ -339,7 +339,7 @@ struct AuthenticatorTests {
     @Test func aReplacedCredentialReleasesTheWaitersAndIsUsedAfterwards() async throws {
         let (_, provider, auth, server, client) = Self.gatedRefresh()
         let waiting = Task { try await client.response(Self.endpoint) }
-        while auth.waitingCalls < 1 { await Task.yield() }
+        try await waitUntil { auth.waitingCalls >= 1 }
         // The user logged in again while the refresh hangs.
         auth.replaceCredential(with: "new")
         #expect(try await waiting.value.attempts == 2)
@@ -351,13 +351,13 @@ struct AuthenticatorTests {
     @Test func cancelAllEndsTheCallsWaitingForARefresh() async throws {
         let (gate, provider, auth, _, client) = Self.gatedRefresh()
         let calls = (0..<2).map { _ in Task { await expectFailure(client, Self.endpoint) } }
-        while auth.waitingCalls < 2 { await Task.yield() }
+        try await waitUntil { auth.waitingCalls >= 2 }
         client.cancelAll()
         for call in calls { #expect(await call.value?.code == .cancelled) }
         #expect(auth.waitingCalls == 0)
         // The refresh itself goes on.
         gate.open()
-        while auth.credential != "new" { await Task.yield() }
+        try await waitUntil { auth.credential == "new" }
         #expect(provider.refreshes.value == 1)
     }
 }

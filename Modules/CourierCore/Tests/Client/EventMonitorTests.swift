@@ -88,7 +88,7 @@ struct EventMonitorTests {
         let endpoint = Endpoint<RawResponse>(.get("shared"), on: .api).coalesced()
         async let first = client.send(endpoint)
         async let second = client.send(endpoint)
-        while client.coalescedCalls < 2 { await Task.yield() }
+        try await waitUntil { client.coalescedCalls >= 2 }
         gate.open()
         _ = try await (first, second)
         let recorded = monitor.recorded

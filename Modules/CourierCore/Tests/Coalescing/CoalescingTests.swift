@@ -26,15 +26,15 @@ struct CoalescingTests {
 
     /// Returns once `count` callers wait for the exchange of `endpoint`'s
     /// request (no clock: it re-checks as other tasks run).
-    static func waitForCallers(_ count: Int, _ client: APIClient) async {
-        while client.inFlight.count == 0 || client.inFlight.callersInFlight < count { await Task.yield() }
+    static func waitForCallers(_ count: Int, _ client: APIClient) async throws {
+        try await waitUntil { client.inFlight.count > 0 && client.inFlight.callersInFlight >= count }
     }
 
     @Test func twentyIdenticalCallsShareOneExchange() async throws {
         let transport = HeldTransport()
         let client = APIClient(transport: transport)
         let calls = (0..<20).map { _ in Self.start(client) }
-        await Self.waitForCallers(20, client)
+        try await Self.waitForCallers(20, client)
         await transport.waitForArrivals(1)
         #expect(transport.arrivals == ["/v1/items"])
         transport.answer("/v1/items", with: .json(#"{"n":1}"#))
@@ -58,7 +58,7 @@ struct CoalescingTests {
         let transport = HeldTransport()
         let client = APIClient(transport: transport)
         let calls = (0..<20).map { _ in Self.start(client) }
-        await Self.waitForCallers(20, client)
+        try await Self.waitForCallers(20, client)
         for call in calls.dropLast() { call.cancel() }
         for call in calls.dropLast() { #expect(await call.value.failureValue?.code == .cancelled) }
         #expect(client.inFlight.callersInFlight == 1)
@@ -72,11 +72,11 @@ struct CoalescingTests {
         let transport = HeldTransport()
         let client = APIClient(transport: transport)
         let calls = (0..<20).map { _ in Self.start(client) }
-        await Self.waitForCallers(20, client)
+        try await Self.waitForCallers(20, client)
         await transport.waitForArrivals(1)
         for call in calls { call.cancel() }
         for call in calls { #expect(await call.value.failureValue?.code == .cancelled) }
-        while transport.cancelled.isEmpty { await Task.yield() }
+        try await waitUntil { !transport.cancelled.isEmpty }
         #expect(transport.cancelled == ["/v1/items"])
         #expect(client.inFlight.count == 0)
     }
@@ -85,11 +85,11 @@ struct CoalescingTests {
         let transport = HeldTransport()
         let client = APIClient(transport: transport)
         let calls = (0..<5).map { _ in Self.start(client) }
-        await Self.waitForCallers(5, client)
+        try await Self.waitForCallers(5, client)
         await transport.waitForArrivals(1)
         client.cancelAll()
         for call in calls { #expect(await call.value.failureValue?.code == .cancelled) }
-        while transport.cancelled.isEmpty { await Task.yield() }
+        try await waitUntil { !transport.cancelled.isEmpty }
         #expect(client.inFlight.count == 0)
     }
 
@@ -97,7 +97,7 @@ struct CoalescingTests {
         let transport = HeldTransport()
         let client = APIClient(transport: transport)
         let calls = (0..<3).map { _ in Self.start(client) }
-        await Self.waitForCallers(3, client)
+        try await Self.waitForCallers(3, client)
         await transport.waitForArrivals(1)
         transport.answer("/v1/items", with: .status(500))
         for call in calls {
@@ -119,8 +119,8 @@ struct CoalescingTests {
         ]
         // Settled when each call either waits in an exchange that reached
         // the transport, or reached the transport itself.
-        while client.inFlight.callersInFlight + transport.arrivals.count - client.inFlight.count != 2 {
-            await Task.yield()
+        try await waitUntil {
+            client.inFlight.callersInFlight + transport.arrivals.count - client.inFlight.count == 2
         }
         let count = transport.arrivals.count
         for path in transport.arrivals { transport.answer(path) }

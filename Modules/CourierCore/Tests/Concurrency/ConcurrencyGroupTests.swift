@@ -81,7 +81,7 @@ struct ConcurrencyGroupTests {
         let running = Self.start(client, Self.endpoint("/v1/a"))
         await transport.waitForArrivals(1)
         let queued = Self.start(client, Self.endpoint("/v1/b", .waitUntilAllDone))
-        while group.queuedCalls < 1 { await Task.yield() }
+        try await waitUntil { group.queuedCalls >= 1 }
         let latest = Self.start(client, Self.endpoint("/v1/c", .cancelOthers))
         #expect(await running.value == .cancelledByPolicy)
         #expect(await queued.value == .cancelledByPolicy)
@@ -113,7 +113,7 @@ struct ConcurrencyGroupTests {
         #expect(transport.arrivals == ["/v1/a", "/v1/b"])
     }
 
-    @Test func waitersStartOneAtATimeHighestPriorityFirst() async {
+    @Test func waitersStartOneAtATimeHighestPriorityFirst() async throws {
         let transport = HeldTransport()
         let group = ConcurrencyGroup("cart")
         let client = Self.client(transport, group)
@@ -126,7 +126,7 @@ struct ConcurrencyGroupTests {
         ]
         for (index, (name, priority)) in queue.enumerated() {
             waiters.append(Self.start(client, Self.endpoint("/v1/\(name)", .wait(priority: priority))))
-            while group.queuedCalls < index + 1 { await Task.yield() }
+            try await waitUntil { group.queuedCalls >= index + 1 }
         }
         transport.answer("/v1/first")
         #expect(await first.value == nil)
@@ -142,16 +142,16 @@ struct ConcurrencyGroupTests {
         #expect(transport.arrivals == ["/v1/first"] + expected.map { "/v1/\($0)" })
     }
 
-    @Test func aCancelledWaiterLeavesTheQueueAtOnce() async {
+    @Test func aCancelledWaiterLeavesTheQueueAtOnce() async throws {
         let transport = HeldTransport()
         let group = ConcurrencyGroup("g")
         let client = Self.client(transport, group)
         let first = Self.start(client, Self.endpoint("/v1/first"))
         await transport.waitForArrivals(1)
         let doomed = Self.start(client, Self.endpoint("/v1/doomed", .waitUntilAllDone))
-        while group.queuedCalls < 1 { await Task.yield() }
+        try await waitUntil { group.queuedCalls >= 1 }
         let next = Self.start(client, Self.endpoint("/v1/next", .waitUntilAllDone))
-        while group.queuedCalls < 2 { await Task.yield() }
+        try await waitUntil { group.queuedCalls >= 2 }
         doomed.cancel()
         #expect(await doomed.value == .cancelled)
         #expect(group.queuedCalls == 1)
@@ -163,7 +163,7 @@ struct ConcurrencyGroupTests {
         #expect(transport.arrivals == ["/v1/first", "/v1/next"])
     }
 
-    @Test func cancelAllEndsAQueuedCall() async {
+    @Test func cancelAllEndsAQueuedCall() async throws {
         let transport = HeldTransport()
         let group = ConcurrencyGroup("g")
         let client = Self.client(transport, group)
@@ -171,7 +171,7 @@ struct ConcurrencyGroupTests {
         let first = Self.start(other, Self.endpoint("/v1/first"))
         await transport.waitForArrivals(1)
         let queued = Self.start(client, Self.endpoint("/v1/queued", .waitUntilAllDone))
-        while group.queuedCalls < 1 { await Task.yield() }
+        try await waitUntil { group.queuedCalls >= 1 }
         client.cancelAll()
         #expect(await queued.value == .cancelled)
         #expect(group.queuedCalls == 0)
@@ -217,7 +217,7 @@ struct ConcurrencyGroupTests {
         #expect(error?.message.contains("ignoreCurrent") == true)
     }
 
-    @Test func retriesAskThePolicyAgain() async {
+    @Test func retriesAskThePolicyAgain() async throws {
         // A retry is queued behind a call that started during the retry delay.
         let transport = HeldTransport()
         let group = ConcurrencyGroup("g")
@@ -230,7 +230,7 @@ struct ConcurrencyGroupTests {
         let other = Self.start(client, Self.endpoint("/v1/b"))
         await transport.waitForArrivals(2)
         clock.advance(by: .seconds(60))
-        while group.queuedCalls < 1 { await Task.yield() }
+        try await waitUntil { group.queuedCalls >= 1 }
         #expect(transport.holding == ["/v1/b"])
         transport.answer("/v1/b")
         await transport.waitForArrivals(3)

@@ -25,7 +25,7 @@ struct GroupCancellationTests {
         let running = Fixture.start(second, Fixture.endpoint("/v1/running"))
         await transport.waitForArrivals(2)
         let queued = Fixture.start(first, Fixture.endpoint("/v1/queued", .waitUntilAllDone))
-        while group.queuedCalls < 1 { await Task.yield() }
+        try await waitUntil { group.queuedCalls >= 1 }
 
         group.cancelAll()
 
@@ -53,7 +53,7 @@ struct GroupCancellationTests {
         // could run first (nothing to wait for) and never be queued.
         await transport.waitForArrivals(1)
         let queued = Task { await expectFailure(client, Fixture.endpoint("/v1/b", .waitUntilAllDone)) }
-        while group.queuedCalls < 1 { await Task.yield() }
+        try await waitUntil { group.queuedCalls >= 1 }
         group.cancelAll()
         for call in [running, queued] {
             let error = await call.value
@@ -130,7 +130,7 @@ struct GroupCancellationTests {
                 Endpoint<RawResponse>(.get("next"), on: .api).concurrency(.waitUntilAllDone))
         }
         // Queued, or (were the stream no longer counted) connected at once.
-        while group.queuedCalls < 1 && transport.connections.count < 2 { await Task.yield() }
+        try await waitUntil { group.queuedCalls >= 1 || transport.connections.count >= 2 }
         #expect(transport.connections.count == 1)
         // The body ends: the queued stream starts.
         gate.open()

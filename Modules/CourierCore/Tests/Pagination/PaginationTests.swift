@@ -157,7 +157,7 @@ struct PaginationTests {
                 return (count, error.code)
             }
         }
-        while server.records.count < 2 { await Task.yield() }
+        try await waitUntil { server.records.count >= 2 }
         walk.cancel()
         gate.open()
         let (count, code) = await walk.value

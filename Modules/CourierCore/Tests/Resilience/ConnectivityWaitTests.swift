@@ -17,13 +17,13 @@ struct ConnectivityWaitTests {
     }
 
     /// Waits until a call listens for the network and its bound's sleep is armed.
-    static func waiting(_ network: FakeNetworkMonitor, _ clock: TestClock) async {
+    static func waiting(_ network: FakeNetworkMonitor, _ clock: TestClock) async throws {
         await clock.waitForSleepers(1)
-        while network.listeners < 1 { await Task.yield() }
+        try await waitUntil { network.listeners >= 1 }
     }
 
     /// A call started offline, waiting for the network.
-    static func waitingCall() async -> (
+    static func waitingCall() async throws -> (
         RecordingTransport, FakeNetworkMonitor, TestClock, APIClient, Task<CourierError?, Never>
     ) {
         let transport = RecordingTransport(StubTransport.immediate(.json("{}")))
@@ -31,12 +31,12 @@ struct ConnectivityWaitTests {
         let clock = TestClock(mode: .manual)
         let client = Self.client(transport, network, clock: clock)
         let call = Task { await expectFailure(client, Endpoint<RawResponse>(.get("feed"), on: .api)) }
-        await Self.waiting(network, clock)
+        try await Self.waiting(network, clock)
         return (transport, network, clock, client, call)
     }
 
     @Test func theCallGoesWhenTheNetworkComesBack() async throws {
-        let (transport, network, clock, _, call) = await Self.waitingCall()
+        let (transport, network, clock, _, call) = try await Self.waitingCall()
         #expect(transport.records.isEmpty)
         clock.advance(by: .seconds(19))
         #expect(transport.records.isEmpty)
@@ -47,7 +47,7 @@ struct ConnectivityWaitTests {
     }
 
     @Test func theWaitEndsAtTheBoundWithOffline() async throws {
-        let (transport, _, clock, _, call) = await Self.waitingCall()
+        let (transport, _, clock, _, call) = try await Self.waitingCall()
         clock.advance(by: .seconds(20))
         let error = await call.value
         #expect(error?.code == .offline)
@@ -63,14 +63,14 @@ struct ConnectivityWaitTests {
         let client = Self.client(
             transport, network, clock: clock, retryPolicy: RetryPolicy(maxAttempts: 3, deadline: .seconds(5)))
         let call = Task { await expectFailure(client, Endpoint<RawResponse>(.get("feed"), on: .api)) }
-        await Self.waiting(network, clock)
+        try await Self.waiting(network, clock)
         #expect(clock.sleeps == [.seconds(5)])
         clock.advance(by: .seconds(5))
         #expect(await call.value?.code == .offline)
     }
 
     @Test func cancellingTheCallEndsTheWait() async throws {
-        let (transport, _, _, client, call) = await Self.waitingCall()
+        let (transport, _, _, client, call) = try await Self.waitingCall()
         client.cancelAll()
         #expect(await call.value?.code == .cancelled)
         #expect(transport.records.isEmpty)

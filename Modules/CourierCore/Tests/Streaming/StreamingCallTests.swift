@@ -108,7 +108,7 @@ struct StreamingCallTests {
         let error = await #expect(throws: CourierError.self) { _ = try await reading.value }
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("idle") == true)
-        while transport.endedBodies == 0 { await Task.yield() }
+        try await waitUntil { transport.endedBodies > 0 }
         #expect(transport.cancelledBodies == 1)
         #expect(client.runningCalls == 0)
     }
@@ -142,7 +142,7 @@ struct StreamingCallTests {
         let error = await #expect(throws: CourierError.self) { _ = try await iterator.next() }
         #expect(error?.code == .cancelled)
         #expect(client.runningCalls == 0)
-        while transport.endedBodies == 0 { await Task.yield() }
+        try await waitUntil { transport.endedBodies > 0 }
         #expect(transport.cancelledBodies == 1)
     }
 
@@ -156,13 +156,13 @@ struct StreamingCallTests {
             for try await _ in reply.body { chunks += 1 }
             return chunks
         }
-        while reply.body.summary.chunks == 0 { await Task.yield() }
+        try await waitUntil { reply.body.summary.chunks > 0 }
         reader.cancel()
         let error = await #expect(throws: CourierError.self) { _ = try await reader.value }
         #expect(error?.code == .cancelled)
         await recorder.waitForProcess()
         #expect(recorder.processed.first?.failureValue?.code == .cancelled)
-        while transport.endedBodies == 0 { await Task.yield() }
+        try await waitUntil { transport.endedBodies > 0 }
         #expect(transport.cancelledBodies == 1)
     }
 
@@ -177,7 +177,7 @@ struct StreamingCallTests {
         await recorder.waitForProcess()
         #expect(recorder.processed.count == 1)
         #expect(recorder.processed.first?.failureValue?.code == .cancelled)
-        while transport.endedBodies == 0 { await Task.yield() }
+        try await waitUntil { transport.endedBodies > 0 }
         #expect(transport.cancelledBodies == 1)
         #expect(client.runningCalls == 0)
     }

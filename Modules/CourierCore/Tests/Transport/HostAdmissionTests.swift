@@ -1,3 +1,4 @@
+import CourierTesting
 import Testing
 
 @testable import CourierCore
@@ -9,11 +10,6 @@ struct HostAdmissionTests {
     private actor Arrivals {
         var indices: [Int] = []
         func append(_ index: Int) { indices.append(index) }
-    }
-
-    /// Yields until `condition` holds (bounded: a guard against a hang, not a deadline).
-    private func yieldUntil(_ condition: () -> Bool) async {
-        for _ in 0..<1_000_000 where !condition() { await Task.yield() }
     }
 
     @Test func waitersAreAdmittedInTheOrderTheyCame() async throws {
@@ -30,7 +26,7 @@ struct HostAdmissionTests {
                     return slot
                 })
             // Each waiter is queued before the next one starts.
-            await yieldUntil { admission.load.waiting == index }
+            try await waitUntil { admission.load.waiting == index }
         }
         #expect(admission.load == (active: 1, waiting: 3))
         first.release()
@@ -54,9 +50,9 @@ struct HostAdmissionTests {
         let admission = HostAdmission(limit: 1)
         let holder = try await admission.admit("http://a", options: .init())
         let cancelled = Task { try await admission.admit("http://a", options: .init()) }
-        await yieldUntil { admission.load.waiting == 1 }
+        try await waitUntil { admission.load.waiting == 1 }
         let next = Task { try await admission.admit("http://a", options: .init()) }
-        await yieldUntil { admission.load.waiting == 2 }
+        try await waitUntil { admission.load.waiting == 2 }
         cancelled.cancel()
         await #expect(throws: TransportError(.cancelled, "the request was cancelled")) {
             try await cancelled.value
@@ -74,7 +70,7 @@ struct HostAdmissionTests {
         let cancellation = CallCancellation()
         options.cancellation = cancellation
         let waiter = Task { [options] in try await admission.admit("http://a", options: options) }
-        await yieldUntil { admission.load.waiting == 1 }
+        try await waitUntil { admission.load.waiting == 1 }
         cancellation.cancel()
         await #expect(throws: TransportError.self) { try await waiter.value }
         #expect(admission.load == (active: 1, waiting: 0))
