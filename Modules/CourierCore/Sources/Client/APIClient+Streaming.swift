@@ -47,7 +47,7 @@ extension APIClient {
         let context: CallContext
     }
 
-    /// Runs stages 1–6 of a streaming call and wraps the body it opened.
+    /// Runs a streaming call's pass (`CallStage.endpointMapping` … `.validation`) and wraps the body it opened.
     /// - Parameters:
     ///   - endpoint: The API to call.
     ///   - timeouts: The head and idle timeouts.
@@ -70,7 +70,7 @@ extension APIClient {
                 CourierError(
                     .invalidRequest, stage: .build, message: "a download destination cannot be streamed"))
         } else {
-            outcome = await pipeline.pass(&state)  // 1–6
+            outcome = await pipeline.pass(&state)  // .endpointMapping … .validation
         }
         // A stream counts as running in its concurrency group until its body
         // ends; a call that failed before the head leaves the group now.

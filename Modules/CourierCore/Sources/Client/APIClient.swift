@@ -3,21 +3,11 @@ import Synchronization
 /// Sends endpoints and returns their models: the entry point of Courier.
 ///
 /// A client is not generic over one endpoint type: any ``Endpoint`` goes
-/// through the same pipeline, which is, in order:
-/// 1. endpoint mapping (``Configuration/endpointMapping``), then every
-///    setting the endpoint leaves open taken from the client, once;
-/// 2. parameter interceptors (client's, then the endpoint's);
-/// 3. encoding into an `HTTPRequest` and a body;
-/// 4. per-call interceptors (client's, then the endpoint's) around
-///    the response cache, when the client has one (`CourierCache`), around
-/// 5. the attempt loop: per-attempt interceptors → plugins `prepare`,
-///    `willSend` → transport → plugins `didReceive` → validation (status,
-///    content type, envelope) → retry decision (back to 5 after the delay);
-/// 6. validation of whatever the per-call chain returned — a response an
-///    interceptor made up or changed is checked like one from the network;
-/// 7. plugins `process`, once per pass;
-/// 8. decoding into the model, only from a validated response;
-/// 9. response handlers (may replace the result or run the call again from 1).
+/// through the same pipeline — mapping, parameter interceptors, encoding,
+/// per-call interceptors around the response cache around the attempt loop
+/// (per-attempt interceptors, plugins, the transport, validation, retries),
+/// then validation, plugins' `process`, decoding and response handlers.
+/// <doc:WhatACallGoesThrough> lists its stages in order.
 ///
 /// Every call ends exactly once: with the model, or with one ``CourierError``.
 /// Attempts and the retry deadline belong to the call: every `next` a

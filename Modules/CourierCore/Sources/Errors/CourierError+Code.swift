@@ -71,7 +71,8 @@ extension CourierError {
         public static let circuitOpen = Code("circuitOpen")
     }
 
-    /// Where in the pipeline a call failed. The order is the pipeline's order.
+    /// Where in the pipeline a call failed. Each names the stages of the
+    /// pipeline it reports, numbered as in <doc:WhatACallGoesThrough>.
     public struct Stage: Hashable, Sendable, CustomStringConvertible {
         /// A stable identifier.
         public let rawValue: String
@@ -82,27 +83,33 @@ extension CourierError {
         /// A stable identifier.
         public var description: String { rawValue }
 
-        /// Endpoint mapping, parameter interception and encoding.
+        /// Endpoint mapping, parameter interceptors and encoding (stages 1–3).
         public static let build = Stage("build")
-        /// Interceptors and plugins around the call or the attempt.
+        /// Interceptors and plugins: what they declare (4), per-call
+        /// interceptors (5), per-attempt ones and plugins' hooks in an
+        /// attempt (7), plugins' `process` (9).
         public static let interception = Stage("interception")
-        /// The transport sending the request and receiving the response.
+        /// The hops of an attempt (7): the transport sending the request and
+        /// receiving the response, redirects, cookies.
         public static let transport = Stage("transport")
-        /// Status code and content type validation.
+        /// Status code and content type validation, of an attempt's response
+        /// (7) or of what the per-call chain returned (8).
         public static let validation = Stage("validation")
-        /// Envelope validation (`code`/`msg`/`data`).
+        /// Envelope validation (`code`/`msg`/`data`), where ``validation`` is.
         public static let envelope = Stage("envelope")
-        /// Decoding the payload into the model.
+        /// Decoding the payload into the model (10), or a call cancelled
+        /// after its response arrived (13).
         public static let decoding = Stage("decoding")
-        /// Deciding whether and when to retry.
+        /// Deciding whether and when to retry, in the attempt loop (7).
         public static let retry = Stage("retry")
-        /// A ``ConcurrencyGroup`` deciding whether an attempt may run.
+        /// A ``ConcurrencyGroup`` deciding whether an attempt may run (7).
         public static let concurrency = Stage("concurrency")
-        /// An ``Authenticator`` applying or refreshing a credential.
+        /// An ``Authenticator`` applying or refreshing a credential (5, or 7
+        /// when it runs per attempt).
         public static let authentication = Stage("authentication")
-        /// A response cache reading, or using, a stored response.
+        /// A response cache reading (6), or using (11), a stored response.
         public static let cache = Stage("cache")
-        /// Response interception after decoding.
+        /// Response handlers, after decoding (12).
         public static let responseInterception = Stage("responseInterception")
     }
 }

@@ -8,7 +8,7 @@ import HTTPTypes
 /// The pipeline asks the cache once per pass, after encoding
 /// (``begin(_:_:)``); a cache that answers `nil` stays out of the pass and
 /// costs it nothing more. Otherwise the pass's ``CachePass`` is the
-/// innermost step of the per-call chain (stage 4½, after the per-call
+/// innermost step of the per-call chain (`CallStage.responseCache`, after the per-call
 /// interceptors have signed the request, before the attempt loop), and
 /// hears of the decoded model afterwards.
 package protocol ResponseCaching: Sendable {
@@ -79,16 +79,16 @@ package enum CacheReceipt: Sendable {
 /// The cache's work in one pass: one object per pass, shared by the stage
 /// inside the per-call chain and the decoding stage after it.
 package protocol CachePass: AnyObject, Sendable {
-    /// Stage 4½: what the store has for the request as the per-call
+    /// `CallStage.responseCache`: what the store has for the request as the per-call
     /// interceptors left it, whose later components declared `identity`
     /// (undeclared: the pass must neither read nor write).
     func read(_ request: OutgoingRequest, identity: PassIdentity) async -> CacheRead
-    /// Stage 4½, after the attempt loop: the network's result for what was
+    /// `CallStage.responseCache`, after the attempt loop: the network's result for what was
     /// sent; a 304 to a revalidation becomes the stored response refreshed,
     /// or — when it names another representation — asks for the request
     /// again, unconditionally.
     func received(_ result: Result<RawResponse, CourierError>, sent: OutgoingRequest) async -> CacheReceipt
-    /// Stage 8 decoded `model` from the network's response (or a
+    /// `CallStage.decoding` decoded `model` from the network's response (or a
     /// revalidated one): keep the response if the rules allow.
     func decoded(_ model: any Sendable)
     /// A stored response the pass answered with or delivered failed

@@ -7,7 +7,7 @@ package typealias StoredDeliverySink<Response: Sendable> =
     @Sendable (Result<Reply<Response>, CourierError>) async -> Void
 
 extension CallPipeline {
-    /// Before 4: the cache's part in this pass, when the client has a cache
+    /// Before `.callInterceptors`: the cache's part in this pass, when the client has a cache
     /// and it takes one.
     static func beginCache(_ cache: any ResponseCaching, _ state: inout CallState) {
         let settings = state.settings
@@ -20,7 +20,7 @@ extension CallPipeline {
         state.cacheStage = cache.begin(state.plan.spec, call)
     }
 
-    /// 4½. The cache, innermost in the per-call chain: it sees the request
+    /// `.responseCache`: the cache, innermost in the per-call chain: it sees the request
     /// as the per-call interceptors signed it. A stored answer makes no
     /// attempt; a stored response delivered first is validated and decoded
     /// before the network is asked; whatever the network answers goes back
@@ -30,7 +30,7 @@ extension CallPipeline {
         next: @Sendable (OutgoingRequest) async throws(CourierError) -> RawResponse
     ) async throws(CourierError) -> RawResponse {
         var sent = request
-        // (A pass with a cache stage always asked for its identity, 3½.)
+        // (A pass with a cache stage always asked for its `.identity`.)
         switch await stage.read(request, identity: state.identity ?? .declared(nil)) {
         case .answer(var stored, let refresh):
             state.emit(.cache(.answered(refresh: refresh)))
@@ -68,7 +68,7 @@ extension CallPipeline {
             request: sent.head)
     }
 
-    /// 8½, for a pass the cache took part in: a stored answer that no longer
+    /// `.cacheFollowUp`, for a pass the cache took part in: a stored answer that no longer
     /// passes validation or decoding is dropped, reported, and the network
     /// asked instead; a model decoded from the network (or a revalidated
     /// response) is offered to the cache; a refresh the cache asked for
@@ -86,8 +86,8 @@ extension CallPipeline {
             stage.rejected(error)
             await sink?(.failure(Self.unusable(error)))
             state.skipsCacheReading = true
-            outcome = await pass(&state)  // 1–7, the network only
-            result = decode(&outcome, endpoint.serializer, state)  // 8
+            outcome = await pass(&state)  // .endpointMapping … .process, the network only
+            result = decode(&outcome, endpoint.serializer, state)  // .decoding
             guard let next = state.cacheStage else { return result }
             stage = next
             answered = nil
@@ -110,7 +110,7 @@ extension CallPipeline {
         return result
     }
 
-    /// Whether 8½ has anything to do: not for a stored answer that decoded
+    /// Whether `.cacheFollowUp` has anything to do: not for a stored answer that decoded
     /// and wants no refresh (the usual hit), which then costs no more.
     static func needsSettling<Response>(_ result: Result<Response, CourierError>, _ outcome: Outcome) -> Bool
     {
@@ -132,7 +132,7 @@ extension CallPipeline {
     }
 
     /// What ``CallInputs/deliverStored`` does for `serializer`'s model:
-    /// validation (6) and decoding (8) of the stored response, then the
+    /// `.validation` and `.decoding` of the stored response, then the
     /// sink; a stored response that fails them is dropped and reported.
     static func storedDeliveries<Response>(
         _ serializer: ResponseSerializer<Response>, _ sink: @escaping StoredDeliverySink<Response>

@@ -1,32 +1,11 @@
 import HTTPTypes
 
-/// One call, stage by stage. ``run(_:_:)`` and ``pass(_:)`` read top to
-/// bottom as the README's "What a call goes through" lists the stages:
-///
-/// 1. endpoint mapping (then every setting resolved once, ``CallSettings``);
-/// 2. parameter interceptors;
-/// 3. encoding;
-/// 3½. when the cache or coalescing takes part: what the per-attempt
-///    interceptors and plugins declare they add (``PassIdentity``), which
-///    both key on — before either decides;
-/// 4. per-call interceptors, around
-/// 4½. the response cache, when one takes part (``CachePass``): it may
-///    answer from storage (no attempt), deliver a stored response first,
-///    or revalidate — around
-/// 5. the attempt loop (``AttemptStage``) — shared with identical calls in
-///    flight when the endpoint coalesces (``InFlightCalls``), each attempt
-///    admitted by the call's ``ConcurrencyGroup`` — per-attempt interceptors,
-///    plugins `prepare`/`willSend`, transport, `didReceive`, validation,
-///    retry policy;
-/// 6. validation of what the per-call chain returned, unless this call
-///    already validated that very response;
-/// 7. plugins' `process`;
-/// 8. decoding (a response `process` replaced is validated first);
-/// 8½. the cache's follow-up: a stored answer that fails 6–8 is dropped and
-///    the network asked instead; a model from the network is offered to the
-///    cache; a background refresh starts;
-/// 9. response handlers, which may run the call again from 1;
-/// 10. finish: error context completed, the reply or the error returned once.
+/// One call, stage by stage: ``run(_:_:stored:)`` and ``pass(_:)`` read top
+/// to bottom in the order of ``CallStage``, whose cases the comments here
+/// name (`.encoding`, `.attemptLoop`, …). ``pass(_:)`` runs the stages from
+/// `.endpointMapping` to `.process` once; ``run(_:_:stored:)`` adds
+/// `.decoding`, `.cacheFollowUp` when the cache took part, `.responseHandlers`
+/// (which may run another pass) and `.finish`.
 ///
 /// Each stage takes the ``CallState`` (`inout`: taken and given back
 /// without a copy) and nothing else carries state between stages.
@@ -51,22 +30,22 @@ struct CallPipeline: Sendable {
     {
         var state = start
         defer { state.membership?.leave() }
-        var outcome = await pass(&state)  // 1–7
+        var outcome = await pass(&state)  // .endpointMapping … .process
         let cached = state.cacheStage != nil
         guard !endpoint.responseHandlers.isEmpty || cached else {
-            return deliver(outcome, endpoint.serializer, state)  // 8, 10
+            return deliver(outcome, endpoint.serializer, state)  // .decoding, .finish
         }
-        var result = decode(&outcome, endpoint.serializer, state)  // 8
+        var result = decode(&outcome, endpoint.serializer, state)  // .decoding
         if cached, Self.needsSettling(result, outcome) {
-            result = await settleCache(result, &outcome, endpoint, &state, stored: stored)  // 8½
+            result = await settleCache(result, &outcome, endpoint, &state, stored: stored)  // .cacheFollowUp
         }
         guard !endpoint.responseHandlers.isEmpty else {
-            return finish(result, Self.response(of: result, outcome), state)  // 10
+            return finish(result, Self.response(of: result, outcome), state)  // .finish
         }
-        return await handle(result, outcome, endpoint, &state, stored: stored)  // 9, 10
+        return await handle(result, outcome, endpoint, &state, stored: stored)  // .responseHandlers, .finish
     }
 
-    /// 8 and 10 without response handlers (the usual case): the model, and
+    /// `.decoding` and `.finish` without response handlers (the usual case): the model, and
     /// the reply built around the response without copying it again.
     @inline(__always)
     private func deliver<Response>(
@@ -97,8 +76,8 @@ struct CallPipeline: Sendable {
         }
     }
 
-    /// 9 and 10 for an endpoint with response handlers: their decision, then
-    /// a replay (passes 1–8 again) or the end.
+    /// `.responseHandlers` and `.finish` for an endpoint with response
+    /// handlers: their decision, then a replay (another pass) or the end.
     private func handle<Response>(
         _ first: Result<Response, CourierError>, _ firstOutcome: Outcome, _ endpoint: Endpoint<Response>,
         _ state: inout CallState, stored: StoredDeliverySink<Response>?
@@ -106,9 +85,9 @@ struct CallPipeline: Sendable {
         var (result, outcome, endpoint) = (first, firstOutcome, endpoint)
         while true {
             let response = Self.response(of: result, outcome)
-            switch await respond(result, response, endpoint, state) {  // 9
+            switch await respond(result, response, endpoint, state) {  // .responseHandlers
             case .deliver(let delivered):
-                return finish(delivered, response, state)  // 10
+                return finish(delivered, response, state)  // .finish
             case .replay(let next, let delay):
                 if let stop = await waitToReplay(delay, response, outcome, state) {
                     return finish(.failure(stop), response, state)
@@ -116,44 +95,46 @@ struct CallPipeline: Sendable {
                 endpoint = next
                 state.plan = state.plan.replaying(next.spec)
                 state.request = nil
-                outcome = await pass(&state)  // 1–7
-                result = decode(&outcome, endpoint.serializer, state)  // 8
-                if state.cacheStage != nil {
-                    result = await settleCache(result, &outcome, endpoint, &state, stored: stored)  // 8½
+                outcome = await pass(&state)  // .endpointMapping … .process
+                result = decode(&outcome, endpoint.serializer, state)  // .decoding
+                if state.cacheStage != nil {  // .cacheFollowUp
+                    result = await settleCache(result, &outcome, endpoint, &state, stored: stored)
                 }
             }
         }
     }
 
-    /// Stages 1–7 once.
+    /// The stages from `.endpointMapping` to `.process`, once.
     func pass(_ state: inout CallState) async -> Outcome {
         var outcome: Outcome
         state.emit(.passStarted)
         do throws(CourierError) {
             // (An empty stage is skipped here rather than inside: an async
             // call costs a frame even when it returns at once.)
-            if !state.settings.mapping.steps.isEmpty { try await mapEndpoint(&state) }  // 1
-            if !state.settings.parameterInterceptors.isEmpty { try await interceptParameters(&state) }  // 2
+            if !state.settings.mapping.steps.isEmpty { try await mapEndpoint(&state) }  // .endpointMapping
+            if !state.settings.parameterInterceptors.isEmpty {
+                try await interceptParameters(&state)  // .parameterInterceptors
+            }
             if state.settings.concurrencyGroup != nil || state.membership != nil
                 || state.settings.concurrencyPolicy != nil
             {
-                try state.joinGroup()  // the group whose policy every attempt asks (5)
+                try state.joinGroup()  // the group whose policy every attempt asks (.attemptLoop)
             }
-            let request = try encode(state)  // 3
+            let request = try encode(state)  // .encoding
             state.request = request
             if let cache = state.plan.call.client.responseCache, state.plan.call.stream == nil {
-                Self.beginCache(cache, &state)  // the cache's part in 4½
+                Self.beginCache(cache, &state)  // its part in .responseCache
             }
             if state.cacheStage != nil || InFlightCalls.mayShare(request, state) {
-                // Whose the response is, before the cache reads or coalescing joins (3½).
+                // .identity: whose the response is, before the cache reads or coalescing joins.
                 state.identity = try await PassIdentity.of(state.settings, state.context)
             }
-            outcome = await callChain(request, state)  // 4, 4½, 5
+            outcome = await callChain(request, state)  // .callInterceptors, .responseCache, .attemptLoop
         } catch {
             outcome = .failure(error)
         }
-        validate(&outcome, state)  // 6
-        // 7 (a stream's runs when the stream ends: StreamSession)
+        validate(&outcome, state)  // .validation
+        // .process (a stream's runs when the stream ends: StreamSession)
         if !state.settings.plugins.isEmpty, state.plan.call.stream == nil { await process(&outcome, state) }
         state.emit(.passFinished(outcome))
         return outcome
@@ -161,7 +142,7 @@ struct CallPipeline: Sendable {
 
     // MARK: - Stages
 
-    /// 1. The client's endpoint mapping, step by step; the settings and the
+    /// `.endpointMapping`: the client's endpoint mapping, step by step; the settings and the
     /// context follow the mapped spec.
     private func mapEndpoint(_ state: inout CallState) async throws(CourierError) {
         let steps = state.settings.mapping.steps
@@ -178,7 +159,7 @@ struct CallPipeline: Sendable {
         state.plan = state.plan.mapped(spec)
     }
 
-    /// 2. Parameter interceptors, client's then the endpoint's: the query, then
+    /// `.parameterInterceptors`, client's then the endpoint's: the query, then
     /// a form or JSON body's parameters.
     private func interceptParameters(_ state: inout CallState)
         async throws(CourierError)
@@ -211,13 +192,13 @@ struct CallPipeline: Sendable {
         }
     }
 
-    /// 3. The request head and body.
+    /// `.encoding`: the request head and body.
     private func encode(_ state: CallState) throws(CourierError) -> OutgoingRequest {
         try RequestBuilder.build(
             state.plan.spec, environment: state.plan.call.environment, state.settings.encoding)
     }
 
-    /// 4, 4½ and 5. Per-call interceptors around the cache (when it takes
+    /// `.callInterceptors`, `.responseCache` and `.attemptLoop`: per-call interceptors around the cache (when it takes
     /// part) around the attempt loop.
     private func callChain(_ request: OutgoingRequest, _ state: CallState) async
         -> Outcome
@@ -251,7 +232,7 @@ struct CallPipeline: Sendable {
         }
     }
 
-    /// 6. Validation of the chain's response: a no-op for one this call's
+    /// `.validation` of the chain's response: a no-op for one this call's
     /// attempt validated and the chain passed back unchanged.
     private func validate(_ outcome: inout Outcome, _ state: CallState) {
         guard case .success(var response) = outcome, !ValidationStage.isValidated(response, by: state) else {
@@ -266,14 +247,14 @@ struct CallPipeline: Sendable {
         }
     }
 
-    /// 7. Plugins' `process`, in order, once per pass.
+    /// `.process`: plugins' `process`, in order, once per pass.
     private func process(_ outcome: inout Outcome, _ state: CallState) async {
         for plugin in state.settings.plugins {
             outcome = await plugin.process(outcome, context: state.context)
         }
     }
 
-    /// 8. The model, from a validated response only.
+    /// `.decoding`: the model, from a validated response only.
     func decode<Response>(
         _ outcome: inout Outcome, _ serializer: ResponseSerializer<Response>, _ state: CallState
     ) -> Result<Response, CourierError> {
@@ -302,7 +283,7 @@ struct CallPipeline: Sendable {
         case replay(Endpoint<Response>, after: Duration)
     }
 
-    /// 9. Response handlers, as a chain: each sees the result the one before
+    /// `.responseHandlers`, as a chain: each sees the result the one before
     /// delivered; the first that asks to run the call again decides.
     private func respond<Response>(
         _ result: Result<Response, CourierError>, _ response: RawResponse?, _ endpoint: Endpoint<Response>,
@@ -354,7 +335,7 @@ struct CallPipeline: Sendable {
         }
     }
 
-    /// 10. The reply, or the error with its context completed: the request as
+    /// `.finish`: the reply, or the error with its context completed: the request as
     /// built, the attempt count when the failure came after the attempts.
     /// Validation stamps (which may hold a decoder's parse) are dropped.
     private func finish<Response>(

@@ -15,14 +15,14 @@ struct CallState: Sendable {
     let budget: CallBudget
     /// The endpoint and settings this pass works from.
     var plan: PassPlan
-    /// The encoded request, once stage 3 built it.
+    /// The encoded request, once `.encoding` built it.
     var request: OutgoingRequest?
     /// Cancellation from outside the caller's task (``APIClient/cancelAll()``,
     /// a concurrency policy).
     let cancellation: CallCancellation
     /// The call's place in its ``ConcurrencyGroup``, when it has one.
     var membership: GroupMembership?
-    /// The response cache's part in this pass, when it takes one (4½).
+    /// The response cache's part in this pass, when it takes one (`.responseCache`).
     var cacheStage: (any CachePass)?
     /// What the per-attempt interceptors and plugins declare they add,
     /// asked once per pass when the cache or coalescing takes part; `nil`
