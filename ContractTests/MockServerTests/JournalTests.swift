@@ -169,6 +169,21 @@ struct AdminTests {
         }
     }
 
+    @Test func aRouteAnswersOnlyItsMethodsAndSaysWhichItTakes() async throws {
+        try await withServer { server async throws in
+            let wrongMethod = try await RawClient.send(
+                port: server.port, "/__admin/mappings", method: "PATCH")
+            #expect(wrongMethod.status == 405)
+            #expect(wrongMethod.header("Allow") == "GET, POST")
+            let onlyPut = try await RawClient.send(port: server.port, "/__admin/scenarios/flow/state")
+            #expect(onlyPut.status == 405)
+            #expect(onlyPut.header("Allow") == "PUT")
+            let noRoute = try await RawClient.send(port: server.port, "/__admin/mappings/a/b")
+            #expect(noRoute.status == 404)
+            #expect(noRoute.header("Allow") == nil)
+        }
+    }
+
     @Test func adminRequestsAreNotJournaled() async throws {
         try await withServer { server async throws in
             _ = try await admin(server, "GET", "/__admin/health")
