@@ -251,14 +251,8 @@
         configuration: AsyncHTTPClientTransport.Configuration = .init(),
         _ body: (AsyncHTTPClientTransport) async throws -> T
     ) async throws -> T {
-        let transport = try AsyncHTTPClientTransport(configuration: configuration)
-        do {
-            let result = try await body(transport)
-            await transport.shutdown()
-            return result
-        } catch {
-            await transport.shutdown()
-            throw error
-        }
+        try await withShutdown(
+            try AsyncHTTPClientTransport(configuration: configuration), shutdown: { await $0.shutdown() },
+            body)
     }
 #endif

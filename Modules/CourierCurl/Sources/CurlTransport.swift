@@ -328,15 +328,8 @@ public final class CurlTransport: StreamingTransport {
 public func withCurlTransport<T: Sendable>(
     configuration: CurlTransport.Configuration = .init(), _ body: (CurlTransport) async throws -> T
 ) async throws -> T {
-    let transport = try CurlTransport(configuration: configuration)
-    do {
-        let result = try await body(transport)
-        await transport.shutdown()
-        return result
-    } catch {
-        await transport.shutdown()
-        throw error
-    }
+    try await withShutdown(
+        try CurlTransport(configuration: configuration), shutdown: { await $0.shutdown() }, body)
 }
 
 /// Carries a transfer into the continuation closure.

@@ -206,7 +206,7 @@ final class CallSettings: Sendable {
         transport = configuration.transport
         clock = configuration.clock
         decoder = spec.decoder ?? configuration.decoder
-        retryPolicy = spec.retryPolicy ?? configuration.retryPolicy
+        retryPolicy = Self.retryPolicy(spec, configuration)
         validation = spec.validation ?? configuration.validation
         encoding = spec.parameterEncoding ?? configuration.parameterEncoding
         // A download is bounded by the quiet between bytes, not a total a
@@ -242,6 +242,13 @@ final class CallSettings: Sendable {
         waitsForConnectivity = configuration.waitsForConnectivity
         circuitBreaker = configuration.circuitBreaker
         monitors = APIClient.Configuration.monitors(configuration.eventMonitors, then: plugins)
+    }
+
+    /// The retry policy of `spec` under `configuration`; also for an event
+    /// stream (``APIClient/events(_:timeouts:plugins:)``), which retries its
+    /// connections itself and sends each with none.
+    static func retryPolicy(_ spec: EndpointSpec, _ configuration: APIClient.Configuration) -> RetryPolicy {
+        spec.retryPolicy ?? configuration.retryPolicy
     }
 
     private static func authenticates(_ interceptor: any Interceptor) -> Bool {

@@ -35,7 +35,7 @@ extension APIClient {
     public func events<Response>(
         _ endpoint: Endpoint<Response>, timeouts: StreamTimeouts = .init(), plugins: [any Plugin] = []
     ) -> ServerSentEventStream {
-        let policy = endpoint.spec.retryPolicy ?? configuration.retryPolicy
+        let policy = CallSettings.retryPolicy(endpoint.spec, configuration)
         var connection = endpoint
         // The sequence retries connections itself: one policy, not two nested.
         connection.spec.retryPolicy = .never
