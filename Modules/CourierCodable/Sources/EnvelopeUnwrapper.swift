@@ -2,7 +2,7 @@ import CourierCore
 import Foundation
 
 /// A ``/CourierCore/ResponseTransformer`` that replaces the body with the envelope's
-/// payload (ACINetworking's `Transformer`): `{"code":0,"data":{…}}` → `{…}`.
+/// payload: `{"code":0,"data":{…}}` → `{…}`.
 ///
 /// Usually the decoder reads the payload in place and this is not needed; use
 /// it when the payload goes to code that expects the bare JSON.

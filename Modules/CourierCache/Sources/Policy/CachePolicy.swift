@@ -48,7 +48,7 @@ public struct CachePolicy: Sendable {
     /// The default expiry: five minutes. Long enough that a screen opened
     /// twice in a row reads from the cache, short enough that
     /// ``CacheReadMode/cancelNetwork`` never shows a day-old answer by
-    /// surprise. (CSAPIService's default, 0 s, expired every entry at once.)
+    /// surprise. (A default of 0 s would expire every entry at once.)
     public static let defaultExpiry = CacheExpiry.seconds(300)
 
     /// Creates a policy.
@@ -70,7 +70,7 @@ public struct CachePolicy: Sendable {
 }
 
 /// When a stored response is delivered, and whether the network is asked as
-/// well: CSAPIService's usage modes (with their bugs fixed) and RFC 9111's.
+/// well: read modes an app chooses per call, beside RFC 9111's rules.
 ///
 /// | mode | stored and fresh | not stored, or expired |
 /// |---|---|---|

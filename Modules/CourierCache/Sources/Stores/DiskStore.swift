@@ -49,8 +49,7 @@ public actor DiskStore: CacheStore {
     /// - Parameters:
     ///   - directory: A directory the store owns; several processes may open
     ///     the same one.
-    ///   - sizeLimit: The most bytes the entries may take: 50 MiB by default
-    ///     (CSAPIService's).
+    ///   - sizeLimit: The most bytes the entries may take: 50 MiB by default.
     ///   - countLimit: The most entries: 100,000.
     ///   - inlineLimit: Bodies larger than this go to files: 16 KiB.
     ///   - busyTimeout: How long a write waits for another process's write

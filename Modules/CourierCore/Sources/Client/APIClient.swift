@@ -100,7 +100,7 @@ public final class APIClient: Sendable {
     /// - Parameters:
     ///   - endpoint: The API to call.
     ///   - plugins: Plugins for this call only; their hooks run after the
-    ///     client's and the endpoint's (CSAPIService's `send(_, plugins:)`).
+    ///     client's and the endpoint's.
     ///   - progress: Upload and download progress, from any thread.
     /// - Returns: The decoded model.
     /// - Throws: ``CourierError``; ``CourierError/Code/cancelled`` when the task

@@ -1,4 +1,4 @@
-/// A domain in which ``ConcurrencyPolicy`` applies (XZKit's `APIGroup`): the
+/// A domain in which ``ConcurrencyPolicy`` applies: the
 /// calls of every ``APIClient`` that names the same group see each other.
 ///
 /// Give a client a group (``APIClient/Configuration/concurrencyGroup``) and
@@ -57,7 +57,7 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
 
     /// Ends every call of the group — running, queued, or between attempts
     /// (in a retry wait) — with ``CourierError/Code/cancelled``, whichever
-    /// client made it: XZKit's `cancelAllTasks` for an `APIGroup`. Each
+    /// client made it. Each
     /// call fails once, its transfer stops, no retry follows; calls that
     /// join afterwards are not affected.
     public func cancelAll() {

@@ -1,5 +1,4 @@
-/// How a call behaves towards the other calls of its ``ConcurrencyGroup``
-/// (XZKit's concurrency policies, with their documented meaning).
+/// How a call behaves towards the other calls of its ``ConcurrencyGroup``.
 ///
 /// "Running" means an attempt of a call of the group is on the network now:
 /// a call waiting for its retry delay, or queued by ``wait(priority:)``,
@@ -27,7 +26,7 @@ public struct ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Ends every other call of the group — queued, waiting for a retry, or
     /// running (its transfer is stopped) — with
     /// ``CourierError/Code/cancelledByPolicy``, then runs. The calls it ends
-    /// are never retried (XZKit's documentation; its code retried them).
+    /// are never retried: a call the policy ended stays ended.
     public static let cancelOthers = ConcurrencyPolicy(kind: .cancelOthers)
     /// Fails at once with ``CourierError/Code/ignoredByPolicy`` while any
     /// call of the group runs, otherwise runs; never retried. A user tapping
@@ -37,7 +36,7 @@ public struct ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Runs when nothing in the group runs; otherwise queues. After each
     /// attempt that ends, one queued call starts, if nothing else runs:
     /// the highest priority first; within a priority, first attempts before
-    /// retries (XZKit v2: a retried call yields to fresh ones), and first
+    /// retries (a retried call yields to fresh ones), and first
     /// come first served.
     public static func wait(priority: ConcurrencyPriority) -> ConcurrencyPolicy {
         ConcurrencyPolicy(kind: .wait(priority, newestFirst: false))
@@ -51,11 +50,10 @@ public struct ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
         ConcurrencyPolicy(kind: .wait(priority, newestFirst: true))
     }
 
-    /// XZKit v2's `waitUntilAllDone`: queues behind everything that runs or
+    /// Queues behind everything that runs or
     /// waits, first come first served — ``wait(priority:)`` at the default priority.
     public static let waitUntilAllDone = ConcurrencyPolicy.wait(priority: .default)
-    /// XZKit v2's `waitWithHighPriority` (its README's `waitUntilDoneHighPriority`):
-    /// waits for what runs, then starts before everything queued, the newest
+    /// Waits for what runs, then starts before everything queued, the newest
     /// such call first — ``waitNewestFirst(priority:)`` at ``ConcurrencyPriority/high``.
     public static let waitWithHighPriority = ConcurrencyPolicy.waitNewestFirst(priority: .high)
 

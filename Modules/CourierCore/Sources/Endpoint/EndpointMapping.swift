@@ -2,7 +2,7 @@ import HTTPTypes
 
 /// The step from endpoint to request: a named, replaceable function that may
 /// add parameters, replace the body or add headers for every endpoint a
-/// client sends (Moya's `endpointClosure`, XSYNetwork's endpoint block).
+/// client sends (Moya's `endpointClosure`).
 ///
 /// ```swift
 /// let mapping = EndpointMapping.default

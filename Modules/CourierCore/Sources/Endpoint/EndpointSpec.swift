@@ -96,7 +96,7 @@ public struct EndpointSpec: Sendable {
         get { box.fields.decoder }
         set { SharedFields.unique(&box).fields.decoder = newValue }
     }
-    /// Rewrites the body before decoding (ACINetworking's Transformer).
+    /// Rewrites the body before decoding.
     public var transformer: (any ResponseTransformer)? {
         get { box.fields.transformer }
         set { SharedFields.unique(&box).fields.transformer = newValue }

@@ -149,8 +149,8 @@ public struct EnvelopeReadError: Error, Sendable, Hashable, CustomStringConverti
     public var description: String { "\(reason): \(detail)" }
 }
 
-/// Rewrites a response body before it is decoded, as ACINetworking's
-/// `Transformer` does (for example: unwrap `data` from an envelope).
+/// Rewrites a response body before it is decoded (for example: unwrap
+/// `data` from an envelope).
 public protocol ResponseTransformer: Sendable {
     /// Returns the bytes to decode instead of `body`.
     /// - Throws: Anything; the call fails with ``CourierError/Code/decoding``.

@@ -21,7 +21,7 @@ public struct ResponseContext: Sendable {
 }
 
 /// Inspects a call's typed result and delivers it, replaces it, or runs the
-/// call again: CSAPIService's `replaceResponseHandler`, made async.
+/// call again.
 ///
 /// Handlers run in order after decoding, as a chain: each receives the result
 /// the one before it delivered, so one may turn a failure into a fallback

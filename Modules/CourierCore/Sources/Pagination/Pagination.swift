@@ -50,7 +50,7 @@ public struct PagePosition: Sendable, Hashable, CustomStringConvertible {
 /// so one pagination serves any number of walks at once.
 ///
 /// ```swift
-/// // ACINetworking's index/count: ?page=1&size=20, ?page=2&size=20, … until a short page.
+/// // Page and size: ?page=1&size=20, ?page=2&size=20, … until a short page.
 /// let users = client.pages(.users, by: .pageNumbers(size: 20, count: { $0.items.count }))
 /// for try await page in users { show(page.model.items) }
 /// ```
@@ -86,7 +86,7 @@ public struct Pagination<Model: Sendable>: Sendable {
         self.count = count
     }
 
-    /// Page/size paging (ACINetworking's `index`/`count` keys): the page
+    /// Page/size paging: the page
     /// number and size go into the parameters (the query, or a form or
     /// JSON body's parameters); a page with fewer than `size` items is the last.
     /// - Parameters:

@@ -1,5 +1,5 @@
-/// Whether the machine can reach a network at all — CSAPIService's
-/// reachability gate. A client with a monitor asks it before every attempt
+/// Whether the machine can reach a network at all: a reachability gate.
+/// A client with a monitor asks it before every attempt
 /// and, when it says offline, fails the attempt with
 /// ``CourierError/Code/offline`` without opening a socket: no timeout to wait
 /// out, no retry to burn.

@@ -107,7 +107,7 @@ public struct RetryPolicy: Sendable {
     /// method carrying an `Idempotency-Key`).
     public static let standard = RetryPolicy()
 
-    /// XZKit's `retryIfFailed`: retry any retryable failure up to `maxAttempts`
+    /// Retries any retryable failure up to `maxAttempts`
     /// in total with the standard backoff.
     public static func retryIfFailed(maxAttempts: Int = 3) -> RetryPolicy {
         RetryPolicy(maxAttempts: maxAttempts)

@@ -5,9 +5,8 @@ import HTTPTypes
 /// Answers a server's `401` challenge with a user name and password — HTTP
 /// Digest (RFC 7616: `SHA-256`, `MD5` and their `-sess` forms, `qop=auth`
 /// and `auth-int`) or Basic (RFC 7617) — for the origins it is given, and
-/// for no other: Moya's `CredentialsPlugin` and XSYNetwork's
-/// `authenticateUser:`, over every transport, without the transport's own
-/// challenge handling.
+/// for no other, as Moya's `CredentialsPlugin` does, over every transport,
+/// without the transport's own challenge handling.
 ///
 /// Register it among the **per-attempt** interceptors, so it sees the
 /// request as it is sent (a compressed body, for `auth-int`) and each retry
