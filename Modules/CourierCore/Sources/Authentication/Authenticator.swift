@@ -263,7 +263,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
 
     /// Tells the client's monitors and plugins of a refresh, as an event of the call that began it.
     private static func emit(_ kind: CallEvent.Kind, _ context: CallContext) {
-        CallEvent.deliver(kind, context: context, to: context.client?.configuration.monitors ?? [])
+        CallEvent.deliver(kind, context: context, to: context.services?.configuration.monitors ?? [])
     }
 
     private func refreshWithTimeout(_ credential: Credential, through client: APIClient) async -> Result<

@@ -60,8 +60,7 @@ extension APIClient {
         _ endpoint: Endpoint<Response>, timeouts: StreamTimeouts, plugins: [any Plugin], reportsEnd: Bool
     ) async throws(CourierError) -> StreamConnection {
         let slot = StreamSlot()
-        let (call, running) = start(
-            endpoint, plugins, nil, role: .lastDelivery, deliverStored: nil, stream: slot)
+        let (call, running) = services.start(endpoint, plugins, nil, role: .lastDelivery, stream: slot)
         var state = call
         let pipeline = CallPipeline()
         let outcome: CallPipeline.Outcome
@@ -84,20 +83,20 @@ extension APIClient {
         switch outcome {
         case .failure(let error):
             membership?.leave()
-            slot.discard()
+            slot.release(keeping: nil)
             let failure = pipeline.completed(error, state)
-            finishRunning(running)
+            services.finishRunning(running)
             await report(.failure(failure))
             throw failure
         case .success(let response):
             // An interceptor's own answer (or a JSON one read whole) is the body as it is.
             let body: ResponseBodyStream
             if let bytes = response.body.bytes, !bytes.isEmpty {
-                slot.discard()
                 body = ResponseBodyStream(bytes: bytes)
             } else {
-                body = slot.take() ?? ResponseBodyStream(bytes: [])
+                body = response.openBody ?? ResponseBodyStream(bytes: [])
             }
+            slot.release(keeping: body)
             let head = response.head
             let metrics = response.metrics
             let request = state.request?.head
@@ -105,9 +104,9 @@ extension APIClient {
             let session = StreamSession(
                 body: body, request: request, attempt: state.budget.attempts, clock: settings.clock,
                 timeouts: timeouts, cancellation: state.cancellation
-            ) { [weak self] summary, error in
+            ) { [services] summary, error in
                 membership?.leave()
-                self?.finishRunning(running)
+                services.finishRunning(running)
                 ending.emit(.streamEnded(summary))
                 var ended = RawResponse(head: head, metrics: metrics)
                 ended.metrics.bytesReceived = summary.bytes

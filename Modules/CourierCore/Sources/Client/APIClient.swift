@@ -19,29 +19,23 @@ import Synchronization
 /// let user = try await client.send(.user(id: 7))
 /// ```
 public final class APIClient: Sendable {
+    /// What the client's calls share; the client is its public face.
+    let services: ClientServices
+
     /// The transport, decoder, interceptors, plugins and defaults.
     public let configuration: Configuration
-    private let state: Locked<State>
-    /// The settings of endpoints that override none of the client's.
-    let defaultSettings: CallSettings
-    /// The exchanges coalesced calls share.
-    let inFlight = InFlightCalls()
-    /// The configuration's response cache, read once.
-    let responseCache: (any ResponseCaching)?
-
-    private struct State {
-        var environment: ServerEnvironment
-        var nextCallID: UInt64 = 1
-        /// The calls running now, for ``cancelAll()``.
-        var running = RunningCalls()
-    }
 
     /// Creates a client from a configuration.
     public init(configuration: Configuration, environment: ServerEnvironment = .production) {
+        self.services = ClientServices(configuration: configuration, environment: environment)
         self.configuration = configuration
-        self.defaultSettings = CallSettings(configuration)
-        self.responseCache = configuration.responseCache
-        self.state = Locked(State(environment: environment))
+    }
+
+    /// A face over the services of a client that exists: for the client a
+    /// credential provider refreshes through.
+    init(services: ClientServices) {
+        self.services = services
+        self.configuration = services.configuration
     }
 
     /// Creates a client; only the transport is required. The labels are
@@ -92,8 +86,8 @@ public final class APIClient: Sendable {
     /// Which base URL every node uses; switch it at any time, calls that have
     /// already started keep theirs.
     public var environment: ServerEnvironment {
-        get { state.withLock { $0.environment } }
-        set { state.withLock { $0.environment = newValue } }
+        get { services.environment }
+        set { services.environment = newValue }
     }
 
     /// Sends the endpoint and returns its model.
@@ -124,9 +118,10 @@ public final class APIClient: Sendable {
         _ endpoint: Endpoint<Response>, plugins: [any Plugin] = [],
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws(CourierError) -> Reply<Response> {
-        let (call, slot) = start(endpoint, plugins, progress, role: .lastDelivery, deliverStored: nil)
-        defer { state.withLock { $0.running.remove(slot) } }
-        return try await CallPipeline().run(endpoint, call).get()
+        try await services.run(
+            endpoint, plugins: plugins, progress: progress, role: .lastDelivery, stored: nil
+        )
+        .get()
     }
 
     /// Runs one call: `response(_:plugins:progress:)` with what a response
@@ -137,37 +132,7 @@ public final class APIClient: Sendable {
         progress: (@Sendable (TransferProgress) -> Void)? = nil, role: CacheRole,
         stored: StoredDeliverySink<Response>? = nil
     ) async -> Result<Reply<Response>, CourierError> {
-        let deliver = stored.map { CallPipeline.storedDeliveries(endpoint.serializer, $0) }
-        let (call, slot) = start(endpoint, plugins, progress, role: role, deliverStored: deliver)
-        defer { state.withLock { $0.running.remove(slot) } }
-        return await CallPipeline().run(endpoint, call, stored: stored)
-    }
-
-    /// A call's first state, registered as running (for ``cancelAll()``);
-    /// remove its slot when it ends.
-    @inline(__always)
-    func start<Response>(
-        _ endpoint: Endpoint<Response>, _ plugins: [any Plugin],
-        _ progress: (@Sendable (TransferProgress) -> Void)?, role: CacheRole,
-        deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)?, stream: StreamSlot? = nil
-    ) -> (CallState, slot: Int) {
-        let cancellation = CallCancellation()
-        let (id, slot, environment) = state.withLock { state in
-            let id = state.nextCallID
-            state.nextCallID &+= 1
-            return (id, state.running.insert(cancellation, tags: endpoint.spec.tags), state.environment)
-        }
-        let inputs = CallInputs(
-            id: id, client: self, environment: environment, plugins: plugins, progress: progress,
-            cancellation: cancellation, cacheRole: role, deliverStored: deliverStored, stream: stream)
-        let call = CallState(
-            id: id, plan: PassPlan(spec: endpoint.spec, call: inputs), cancellation: cancellation)
-        return (call, slot)
-    }
-
-    /// Forgets a call that ended (``start(_:_:_:role:deliverStored:stream:)``'s slot).
-    func finishRunning(_ slot: Int) {
-        state.withLock { $0.running.remove(slot) }
+        await services.run(endpoint, plugins: plugins, progress: progress, role: role, stored: stored)
     }
 
     /// Ends every call this client is running with ``CourierError/Code/cancelled``,
@@ -178,10 +143,7 @@ public final class APIClient: Sendable {
     /// handlers run once. An interceptor or handler of yours that is running
     /// finishes its step first. Calls started afterwards are not affected; the
     /// callers' own tasks are not cancelled.
-    public func cancelAll() {
-        let running = state.withLock { $0.running.all }
-        for call in running { call.cancel() }
-    }
+    public func cancelAll() { services.cancelAll() }
 
     /// Ends this client's running calls whose endpoint carries `tag`
     /// (``Endpoint/tagged(_:)``), whatever ``ConcurrencyGroup`` they are in,
@@ -189,19 +151,14 @@ public final class APIClient: Sendable {
     /// ``CourierError/Code/cancelled``, its transfer stops, no retry follows.
     /// Calls started afterwards are not affected.
     /// - Parameter tag: The tag the calls to end carry.
-    public func cancelAll(tagged tag: String) {
-        let running = state.withLock { $0.running.tagged(tag) }
-        let reason = CourierError(
-            .cancelled, stage: .transport, message: "cancelled by cancelAll(tagged: \"\(tag)\")")
-        for call in running { call.cancel(because: reason) }
-    }
+    public func cancelAll(tagged tag: String) { services.cancelAll(tagged: tag) }
 
     /// How many calls this client is running now.
-    public var runningCalls: Int { state.withLock { $0.running.count } }
+    public var runningCalls: Int { services.runningCalls }
 
     /// How many of them wait for an exchange they share with identical
     /// calls (``Coalescing``), the one that sent it included.
-    public var coalescedCalls: Int { inFlight.callersInFlight }
+    public var coalescedCalls: Int { services.inFlight.callersInFlight }
 }
 
 /// A model with the response it came from.

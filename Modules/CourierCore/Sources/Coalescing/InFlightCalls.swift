@@ -66,7 +66,7 @@ final class InFlightCalls: Sendable {
         let spec = state.plan.spec
         let key = Key(
             request: requestKey, endpoint: "\(spec.node.name) \(spec.route)", principals: identity.principals)
-        return try await state.plan.call.client.inFlight.share(key, request, state)
+        return try await state.plan.call.services.inFlight.share(key, request, state)
     }
 
     private func share(_ key: Key, _ request: OutgoingRequest, _ call: CallState)

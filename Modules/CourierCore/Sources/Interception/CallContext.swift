@@ -33,9 +33,8 @@ public struct CallContext: Sendable {
     /// or the `alsoNetwork` read modes): nobody awaits its result, so a
     /// plugin's ``Plugin/process(_:context:)`` is where its failure is seen.
     public let isBackgroundRefresh: Bool
-    /// The client running the call; `nil` in a context made by hand. An
-    /// ``Authenticator`` refreshes through it.
-    package let client: APIClient?
+    /// What the client running the call shares; `nil` in a context made by hand.
+    let services: ClientServices?
 
     /// The name given at creation, when one was.
     private let givenName: String?
@@ -45,6 +44,10 @@ public struct CallContext: Sendable {
     /// The request body about to be sent, for plugins of Courier's own
     /// (``Plugin`` hooks see the head only); set for each attempt.
     package var requestBody: RequestBody?
+
+    /// The client running the call, `nil` in a context made by hand: an
+    /// ``Authenticator`` refreshes through it.
+    package var client: APIClient? { services.map(APIClient.init(services:)) }
 
     /// The endpoint's name for logs: its route with placeholders, e.g. `GET users/{id}`.
     public var name: String { givenName ?? route.description }
@@ -65,14 +68,14 @@ public struct CallContext: Sendable {
         self.cancellation = cancellation
         self.isCredentialRefresh = false
         self.isBackgroundRefresh = false
-        self.client = nil
+        self.services = nil
     }
 
     /// The pipeline's context: the name is the route's, made only when read.
     init(
         callID: UInt64, route: Route, node: Node, environment: ServerEnvironment, replay: Int,
         authenticates: Bool, cancellation: CallCancellation?, attachments: EndpointAttachments,
-        client: APIClient, isCredentialRefresh: Bool, isBackgroundRefresh: Bool
+        services: ClientServices, isCredentialRefresh: Bool, isBackgroundRefresh: Bool
     ) {
         self.attachments = attachments
         self.callID = callID
@@ -84,7 +87,7 @@ public struct CallContext: Sendable {
         self.replay = replay
         self.authenticates = authenticates
         self.cancellation = cancellation
-        self.client = client
+        self.services = services
         self.isCredentialRefresh = isCredentialRefresh
         self.isBackgroundRefresh = isBackgroundRefresh
     }

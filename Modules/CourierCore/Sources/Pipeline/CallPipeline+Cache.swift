@@ -42,7 +42,7 @@ extension CallPipeline {
         case .deliverFirst(var stored, let fields):
             state.emit(.cache(.deliveredFirst))
             stored.cacheOrigin = .storage(refresh: false)
-            if let deliver = state.plan.call.deliverStored { _ = await deliver(stored, state) }
+            if let deliver = state.deliverStored { _ = await deliver(stored, state) }
             sent.head.headerFields.setAll(fields)
         case .network(let fields):
             state.emit(.cache(.network(revalidating: !fields.isEmpty)))
@@ -94,10 +94,10 @@ extension CallPipeline {
         }
         if let refresh = answered {
             if refresh, case .success = result {
-                let (client, plugins) = (state.plan.call.client, state.plan.call.plugins)
+                let (services, plugins) = (state.plan.call.services, state.plan.call.plugins)
                 stage.refreshInBackground { () async -> CourierError? in
-                    if case .failure(let error) = await client.run(
-                        endpoint, plugins: plugins, role: .backgroundRefresh)
+                    if case .failure(let error) = await services.run(
+                        endpoint, plugins: plugins, progress: nil, role: .backgroundRefresh, stored: nil)
                     {
                         return error
                     }
@@ -131,7 +131,7 @@ extension CallPipeline {
         return refresh
     }
 
-    /// What ``CallInputs/deliverStored`` does for `serializer`'s model:
+    /// What ``CallState/deliverStored`` does for `serializer`'s model:
     /// `.validation` and `.decoding` of the stored response, then the
     /// sink; a stored response that fails them is dropped and reported.
     static func storedDeliveries<Response>(

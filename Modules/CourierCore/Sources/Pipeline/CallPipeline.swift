@@ -29,6 +29,7 @@ struct CallPipeline: Sendable {
         -> Ending<Response>
     {
         var state = start
+        state.deliverStored = stored.map { Self.storedDeliveries(endpoint.serializer, $0) }
         defer { state.membership?.leave() }
         var outcome = await pass(&state)  // .endpointMapping … .process
         let cached = state.cacheStage != nil
@@ -122,7 +123,7 @@ struct CallPipeline: Sendable {
             }
             let request = try encode(state)  // .encoding
             state.request = request
-            if let cache = state.plan.call.client.responseCache, state.plan.call.stream == nil {
+            if let cache = state.plan.call.services.responseCache, state.plan.call.stream == nil {
                 Self.beginCache(cache, &state)  // its part in .responseCache
             }
             if state.cacheStage != nil || InFlightCalls.mayShare(request, state) {

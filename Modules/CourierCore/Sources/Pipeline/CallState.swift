@@ -31,6 +31,11 @@ struct CallState: Sendable {
     /// Set after a stored answer failed validation or decoding: the passes
     /// that follow ask the network only.
     var skipsCacheReading = false
+    /// For a caller that takes every delivery: validates, decodes and hands
+    /// over a response the cache delivers before the network's
+    /// (``CacheRead/deliverFirst(_:then:)``); whether it was usable. Set by
+    /// ``CallPipeline/run(_:_:stored:)``.
+    var deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)?
 
     /// The context interceptors and plugins see.
     var context: CallContext { plan.context }
@@ -66,6 +71,7 @@ struct CallState: Sendable {
         copy.cacheStage = cacheStage
         copy.identity = identity
         copy.skipsCacheReading = skipsCacheReading
+        copy.deliverStored = deliverStored
         return copy
     }
 }
@@ -93,7 +99,8 @@ final class PassPlan: Sendable {
         self.context = CallContext(
             callID: call.id, route: spec.route, node: spec.node, environment: call.environment,
             replay: replay, authenticates: spec.authenticates, cancellation: call.cancellation,
-            attachments: spec.attachments, client: call.client, isCredentialRefresh: call.isCredentialRefresh,
+            attachments: spec.attachments, services: call.services,
+            isCredentialRefresh: call.isCredentialRefresh,
             isBackgroundRefresh: call.cacheRole == .backgroundRefresh)
         self.envelope = spec.envelopeFormat
         self.call = call
@@ -118,8 +125,8 @@ final class PassPlan: Sendable {
 /// What the caller and the client bring to a call, the same for every pass.
 struct CallInputs: Sendable {
     let id: UInt64
-    /// The client, for its configuration (a reference: the configuration is not copied).
-    let client: APIClient
+    /// What the client's calls share: its configuration, cache, in-flight exchanges.
+    let services: ClientServices
     /// Read once at the call's start.
     let environment: ServerEnvironment
     /// Whether an authenticator's refresh makes the call (read once at its start).
@@ -132,14 +139,12 @@ struct CallInputs: Sendable {
     var cancellation: CallCancellation? = nil
     /// Who runs the call, for a response cache taking part in it.
     var cacheRole: CacheRole = .lastDelivery
-    /// Validates, decodes and hands over a response the cache delivers
-    /// before the network's (``CacheRead/deliverFirst(_:then:)``), for
-    /// callers that take every delivery; whether it was usable.
-    var deliverStored: (@Sendable (RawResponse, CallState) async -> Bool)? = nil
     /// For a streaming call (``APIClient/stream(_:timeouts:plugins:)``):
-    /// where its attempts leave the body they opened. Such a call skips the
-    /// response cache, coalescing and plugins' `process`, which runs when
-    /// the stream ends instead.
+    /// what cancels a body its attempts opened that the call does not return
+    /// (the one it returns travels in the pass's response,
+    /// ``RawResponse/openBody``). Such a call skips the response cache,
+    /// coalescing and plugins' `process`, which runs when the stream ends
+    /// instead.
     var stream: StreamSlot? = nil
 }
 
@@ -259,9 +264,9 @@ final class CallSettings: Sendable {
     /// and the call override nothing.
     static func resolve(_ spec: EndpointSpec, _ call: CallInputs) -> CallSettings {
         guard spec.overridesClientSettings || !call.plugins.isEmpty else {
-            return call.client.defaultSettings
+            return call.services.defaultSettings
         }
-        return CallSettings(spec, call.client.configuration, callPlugins: call.plugins)
+        return CallSettings(spec, call.services.configuration, callPlugins: call.plugins)
     }
 
     /// `first + second`, without allocating when either is empty (the usual case).

@@ -281,6 +281,9 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// Stops the transfer; reading after this fails with `CancellationError`.
     public func cancel() { buffer.cancel() }
 
+    /// Whether `other` reads the same body (copies of one stream share it).
+    func isSame(as other: ResponseBodyStream) -> Bool { buffer === other.buffer }
+
     /// Stops the transfer; reading after this fails with `error`.
     public func cancel(failing error: any Error) { buffer.cancel(failing: error) }
 

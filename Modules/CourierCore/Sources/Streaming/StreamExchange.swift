@@ -1,13 +1,15 @@
 import HTTPTypes
 
-/// Where a streaming call's attempts leave the body they opened, for the
-/// call to hand to its caller once the pipeline has validated the head. A
-/// newer attempt's body replaces (and cancels) an older one's, so a per-call
-/// interceptor that sends again leaves no transfer behind.
+/// A streaming call's guard over the bodies its attempts open. The body
+/// itself travels in the attempt's response (``RawResponse/openBody``) to
+/// the end of the pass; the slot only makes sure no transfer is left
+/// behind: a newer attempt's body cancels an older one's (a per-call
+/// interceptor that sends again), and when the pass ends, a body it did not
+/// return is cancelled.
 final class StreamSlot: Sendable {
     private let body = Locked<ResponseBodyStream?>(nil)
 
-    /// Keeps `new`, cancelling the body it replaces.
+    /// Tracks `new`, cancelling the body it replaces.
     func put(_ new: ResponseBodyStream) {
         body.withLock { old in
             defer { old = new }
@@ -15,24 +17,25 @@ final class StreamSlot: Sendable {
         }?.cancel()
     }
 
-    /// The body kept, taken out.
-    func take() -> ResponseBodyStream? {
-        body.withLock { kept in
-            defer { kept = nil }
-            return kept
+    /// Ends the guard when the pass has returned `kept` (or no body):
+    /// the body tracked is cancelled unless it is `kept`.
+    func release(keeping kept: ResponseBodyStream?) {
+        let tracked = body.withLock { tracked in
+            defer { tracked = nil }
+            return tracked
         }
+        guard let tracked, kept.map(tracked.isSame(as:)) != true else { return }
+        tracked.cancel()
     }
-
-    /// Cancels the body kept, if any.
-    func discard() { take()?.cancel() }
 }
 
 /// One attempt's exchange for a streaming call: the transport's `stream`
 /// in place of `send`.
 enum StreamExchange {
     /// Opens the stream and waits for its head, within the attempt's
-    /// timeout (the transport keeps it). An answer validation accepts keeps its body on the wire (in
-    /// `slot`) and comes back with an empty one; any other — an error status,
+    /// timeout (the transport keeps it). An answer validation accepts comes
+    /// back with its body still on the wire (``RawResponse/openBody``, tracked
+    /// by `slot`); any other — an error status,
     /// a content type the endpoint refuses, a JSON answer where the endpoint
     /// expects an envelope (a server that says "no" with a `{code, msg}`
     /// instead of a stream) — has its body read whole, bounded by the call's
@@ -54,7 +57,9 @@ enum StreamExchange {
         let acceptable = (try? settings.validation.validate(response.head)) != nil
         if acceptable, state.plan.envelope == nil || !Self.isJSON(response.head) {
             slot.put(response.body)
-            return RawResponse(head: response.head)
+            var open = RawResponse(head: response.head)
+            open.openBody = response.body
+            return open
         }
         let bytes: [UInt8]
         do {

@@ -25,6 +25,10 @@ public struct RawResponse: Sendable {
     /// Where the response came from when a response cache took part in the
     /// call (`CourierCache` reads it as `cacheSource`); `nil` otherwise.
     package var cacheOrigin: CacheOrigin?
+    /// For a streaming call: the body still on the wire, which the pass
+    /// hands to its caller (``APIClient/stream(_:timeouts:plugins:)``); the
+    /// response's `body` beside it is empty.
+    var openBody: ResponseBodyStream?
     /// For a streamed call, what its stream carried (bytes, chunks, events,
     /// connections), as plugins' `process` sees it when the stream ends;
     /// `nil` for any other response.

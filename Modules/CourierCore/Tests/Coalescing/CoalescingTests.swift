@@ -27,7 +27,9 @@ struct CoalescingTests {
     /// Returns once `count` callers wait for the exchange of `endpoint`'s
     /// request (no clock: it re-checks as other tasks run).
     static func waitForCallers(_ count: Int, _ client: APIClient) async throws {
-        try await waitUntil { client.inFlight.count > 0 && client.inFlight.callersInFlight >= count }
+        try await waitUntil {
+            client.services.inFlight.count > 0 && client.services.inFlight.callersInFlight >= count
+        }
     }
 
     @Test func twentyIdenticalCallsShareOneExchange() async throws {
@@ -46,7 +48,7 @@ struct CoalescingTests {
         }
         // The call that sent it counts the attempt; the others sent nothing.
         #expect(attempts.sorted() == Array(repeating: 0, count: 19) + [1])
-        #expect(client.inFlight.count == 0)
+        #expect(client.services.inFlight.count == 0)
         // The next call starts a new exchange.
         let later = Self.start(client)
         await transport.waitForArrivals(2)
@@ -61,7 +63,7 @@ struct CoalescingTests {
         try await Self.waitForCallers(20, client)
         for call in calls.dropLast() { call.cancel() }
         for call in calls.dropLast() { #expect(await call.value.failureValue?.code == .cancelled) }
-        #expect(client.inFlight.callersInFlight == 1)
+        #expect(client.services.inFlight.callersInFlight == 1)
         transport.answer("/v1/items")
         let last = try await calls[19].value.get()
         #expect(last.response?.statusCode == 200)
@@ -78,7 +80,7 @@ struct CoalescingTests {
         for call in calls { #expect(await call.value.failureValue?.code == .cancelled) }
         try await waitUntil { !transport.cancelled.isEmpty }
         #expect(transport.cancelled == ["/v1/items"])
-        #expect(client.inFlight.count == 0)
+        #expect(client.services.inFlight.count == 0)
     }
 
     @Test func cancelAllEndsEveryCallerAndTheExchange() async throws {
@@ -90,7 +92,7 @@ struct CoalescingTests {
         client.cancelAll()
         for call in calls { #expect(await call.value.failureValue?.code == .cancelled) }
         try await waitUntil { !transport.cancelled.isEmpty }
-        #expect(client.inFlight.count == 0)
+        #expect(client.services.inFlight.count == 0)
     }
 
     @Test func anErrorIsSharedToo() async throws {
@@ -120,7 +122,8 @@ struct CoalescingTests {
         // Settled when each call either waits in an exchange that reached
         // the transport, or reached the transport itself.
         try await waitUntil {
-            client.inFlight.callersInFlight + transport.arrivals.count - client.inFlight.count == 2
+            client.services.inFlight.callersInFlight + transport.arrivals.count
+                - client.services.inFlight.count == 2
         }
         let count = transport.arrivals.count
         for path in transport.arrivals { transport.answer(path) }
