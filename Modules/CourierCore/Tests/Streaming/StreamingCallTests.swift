@@ -182,6 +182,42 @@ struct StreamingCallTests {
         #expect(client.runningCalls == 0)
     }
 
+    @Test func aPerCallInterceptorsOwnAnswerLeavesNoTransferBehind() async throws {
+        let transport = ScriptedStreamTransport { _, _ in .stream(.ndjson, [.text("wire\n"), .hang]) }
+        // An interceptor that lets the attempt open its stream, then answers
+        // with a response of its own (an empty body, its own head):
+        let own = ClosureInterceptor(name: "own answer") { request, _, next in
+            _ = try await next(request)
+            return RawResponse(
+                head: HTTPResponse(status: .ok, headerFields: [.contentType: "application/x-ndjson"]))
+        }
+        let client = makeClient(transport, callInterceptors: [own.declaring(.none)])
+        let reply = try await client.stream(.feed)
+        // the caller reads the interceptor's answer, not the wire's body,
+        var iterator = reply.body.makeAsyncIterator()
+        #expect(try await iterator.next() == nil)
+        // and the stream the attempt opened is stopped, not left running.
+        try await waitUntil { transport.endedBodies > 0 }
+        #expect(transport.cancelledBodies == 1)
+    }
+
+    @Test func aPerCallInterceptorThatSendsTwiceKeepsOnlyTheLastBody() async throws {
+        let transport = ScriptedStreamTransport { _, connection in
+            .stream(.ndjson, [.text("connection \(connection)\n"), .hang])
+        }
+        let twice = ClosureInterceptor(name: "twice") { request, _, next in
+            _ = try await next(request)
+            return try await next(request)
+        }
+        let client = makeClient(transport, callInterceptors: [twice.declaring(.none)])
+        let reply = try await client.stream(.feed)
+        var iterator = reply.body.makeAsyncIterator()
+        #expect(try await iterator.next() == Array("connection 2\n".utf8))
+        // The first connection's body was stopped when the second opened.
+        try await waitUntil { transport.endedBodies > 0 }
+        #expect(transport.cancelledBodies == 1)
+    }
+
     @Test func aTransportThatCannotStreamIsAClearError() async throws {
         let client = makeClient(StubTransport.immediate(.text("x")))
         let error = await #expect(throws: CourierError.self) { _ = try await client.stream(.feed) }
