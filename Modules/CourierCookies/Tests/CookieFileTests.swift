@@ -62,7 +62,7 @@ struct CookieFileTests {
 
     @Test func aFileThatCannotBeWrittenIsReportedByFlush() async throws {
         let file = try temporaryFile().deletingLastPathComponent().appending(path: "missing-dir/cookies.json")
-        let jar = try CookieJar(persistingTo: file)
+        let jar = try CookieJar(persistingTo: file) { [clock] in clock.date }
         jar.setCookie("a=1; Max-Age=60", from: try #require(URL(string: "https://s.example/")))
         await #expect(throws: CookieFileError.self) { try await jar.flush() }
         #expect(jar.cookies.count == 1)  // the jar itself goes on
