@@ -148,17 +148,16 @@ struct RedisStoreTests {
 
     /// Pings until the server answers. A healthy server's answer can take
     /// longer than a 200 ms command timeout on a loaded machine, so a
-    /// timeout is asked again; only the hang guard ends the wait, and any
-    /// other failure is thrown at once.
+    /// timeout is asked again (until `waitUntil`'s hang guard); any other
+    /// failure is thrown at once.
     static func pingUntilAnswered(_ store: RedisStore) async throws {
-        let clock = ContinuousClock()
-        let hangGuard = clock.now.advanced(by: .seconds(600))
-        while true {
+        try await waitUntil("the server answers a ping") {
             do throws(CacheStoreError) {
                 try await store.ping()
-                return
+                return true
             } catch {
-                guard error.code == .timeout, clock.now < hangGuard else { throw error }
+                guard error.code == .timeout else { throw error }
+                return false
             }
         }
     }

@@ -20,8 +20,10 @@ public struct WaitedTooLong: Error, CustomStringConvertible {
 /// Waits until `condition` holds, letting every other task run meanwhile.
 ///
 /// For a test that must wait for a state with no event to await: a counter
-/// another task raises, a call reaching a queue. Prefer an event where the
-/// code under test offers one (``TestGate``, ``TestClock/waitForSleepers(_:)``).
+/// another task raises, a call reaching a queue, a server that answers.
+/// Prefer an event where the code under test offers one (``TestGate``,
+/// ``TestClock/waitForSleepers(_:)``). `holds` may be async and may throw:
+/// an error it throws ends the wait with that error.
 ///
 /// The wait yields first, so a state a few scheduling steps away is seen at
 /// once; a wait that lasts then checks about once a millisecond, so it does
@@ -40,7 +42,7 @@ public func waitUntil(
     hangGuard: Duration = .seconds(600),
     fileID: String = #fileID,
     line: Int = #line,
-    _ holds: () -> Bool
+    _ holds: () async throws -> Bool
 ) async throws {
     let spins = 1_000
     let clock = ContinuousClock()
@@ -48,7 +50,7 @@ public func waitUntil(
     var checks = 0
     while true {
         checks += 1
-        if holds() { return }
+        if try await holds() { return }
         if checks <= spins {
             await Task.yield()
             continue

@@ -23,19 +23,17 @@ public final class APIClient: Sendable {
     let services: ClientServices
 
     /// The transport, decoder, interceptors, plugins and defaults.
-    public let configuration: Configuration
+    public var configuration: Configuration { services.configuration }
 
     /// Creates a client from a configuration.
     public init(configuration: Configuration, environment: ServerEnvironment = .production) {
         self.services = ClientServices(configuration: configuration, environment: environment)
-        self.configuration = configuration
     }
 
     /// A face over the services of a client that exists: for the client a
     /// credential provider refreshes through.
     init(services: ClientServices) {
         self.services = services
-        self.configuration = services.configuration
     }
 
     /// Creates a client; only the transport is required. The labels are
