@@ -1,5 +1,5 @@
 import CourierAsyncHTTPClient
-import CourierCore
+@_spi(Transport) import CourierCore
 import CourierCurl
 import CourierMockServer
 import HTTPTypes

@@ -1,6 +1,6 @@
 import CourierAsyncHTTPClient
 import CourierCodable
-import CourierCore
+@_spi(Transport) import CourierCore
 import CourierCurl
 import CourierMockServer
 import CourierTesting

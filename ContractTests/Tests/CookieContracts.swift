@@ -1,7 +1,7 @@
 import CourierCache
 import CourierCodable
 import CourierCookies
-import CourierCore
+@_spi(Transport) import CourierCore
 import Foundation
 import HTTPTypes
 import Testing

@@ -1,5 +1,5 @@
 import CourierCodable
-import CourierCore
+@_spi(Transport) import CourierCore
 import CourierTesting
 import HTTPTypes
 import Testing

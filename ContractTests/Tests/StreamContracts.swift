@@ -1,5 +1,5 @@
 import CourierCodable
-import CourierCore
+@_spi(Transport) import CourierCore
 import Testing
 
 /// `streams.json`: an order's server-sent events across a drop, an NDJSON

@@ -1,7 +1,10 @@
 """Writes the public API of Courier's library modules as text, one file per
 module, from the symbol graphs scripts/check-docs extracted (.build/symbol-graphs):
 every public symbol with its declaration, and every conformance of a public
-type. Sorted, so that a diff of two dumps shows exactly what changed.
+type. Sorted, so that a diff of two dumps shows exactly what changed. Symbols
+in an SPI (`@_spi(Transport)`, `@_spi(Decoding)`: the tiers for transport and
+decoder authors; `Locking`, not API) go to MODULE.spi.txt, so that MODULE.txt
+is what an app sees with a plain `import`.
 
 Usage: api_dump.py SYMBOL_GRAPH_DIR OUT_DIR MODULE...
 """
@@ -17,13 +20,13 @@ def declaration(symbol):
 
 
 def dump(folder):
-    lines = set()
+    lines, spi_lines = set(), set()
     for graph_file in sorted(folder.glob("*.symbols.json")):
         graph = json.loads(graph_file.read_text())
         # "CourierCache@CourierCore.symbols.json" holds CourierCache's extensions of CourierCore's types.
         extended = graph_file.name.split(".")[0].partition("@")[2]
         prefix = f"{extended}." if extended else ""
-        names = {}
+        names, spi = {}, {}
         for symbol in graph["symbols"]:
             precise = symbol["identifier"]["precise"]
             if "::SYNTHESIZED::" in precise or symbol.get("accessLevel") not in ("public", "open"):
@@ -31,13 +34,18 @@ def dump(folder):
             path = prefix + ".".join(symbol["pathComponents"])
             names[precise] = path
             kind = symbol["kind"]["identifier"].removeprefix("swift.")
-            lines.add(f"{path} [{kind}] {declaration(symbol)}")
+            if symbol.get("spi"):
+                spi[precise] = True
+                spi_lines.add(f"{path} [{kind}] {declaration(symbol)}")
+            else:
+                lines.add(f"{path} [{kind}] {declaration(symbol)}")
         for relation in graph["relationships"]:
             if relation["kind"] != "conformsTo" or relation["source"] not in names:
                 continue
             target = relation.get("targetFallback") or names.get(relation["target"], relation["target"])
-            lines.add(f"{names[relation['source']]} conforms to {target}")
-    return sorted(lines)
+            line = f"{names[relation['source']]} conforms to {target}"
+            (spi_lines if relation["source"] in spi else lines).add(line)
+    return sorted(lines), sorted(spi_lines)
 
 
 def main():
@@ -47,7 +55,10 @@ def main():
         folder = graphs / module
         if not folder.is_dir():
             sys.exit(f"api_dump: no symbol graphs for {module} in {graphs} (run scripts/check-docs first)")
-        (out / f"{module}.txt").write_text("".join(line + "\n" for line in dump(folder)))
+        public, spi = dump(folder)
+        (out / f"{module}.txt").write_text("".join(line + "\n" for line in public))
+        if spi:
+            (out / f"{module}.spi.txt").write_text("".join(line + "\n" for line in spi))
 
 
 main()

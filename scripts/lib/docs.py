@@ -122,7 +122,7 @@ def main():
         (graphs / module).mkdir()
         return run(
             [extract, "-module-name", module, *search_flags(commands[module]), "-I", str(debug / "Modules"),
-             "-minimum-access-level", "public", "-emit-extension-block-symbols",
+             "-minimum-access-level", "public", "-emit-extension-block-symbols", "-include-spi-symbols",
              "-output-dir", str(graphs / module)]
         )
 

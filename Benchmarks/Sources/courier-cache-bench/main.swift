@@ -13,7 +13,7 @@
 import BenchSupport
 import CourierCache
 import CourierCodable
-import CourierCore
+@_spi(Transport) import CourierCore
 import CourierCurl
 import Foundation
 import HTTPTypes

@@ -8,7 +8,7 @@
 import BenchSupport
 import CBenchJansson
 import CourierCodable
-import CourierCore
+@_spi(Decoding) import CourierCore
 import CourierJansson
 import Foundation
 

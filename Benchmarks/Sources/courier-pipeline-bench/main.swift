@@ -14,7 +14,7 @@
 
 import BenchSupport
 import CourierCodable
-import CourierCore
+@_spi(Transport) @_spi(Decoding) import CourierCore
 import CourierTesting
 import Foundation
 import HTTPTypes

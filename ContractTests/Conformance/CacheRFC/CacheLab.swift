@@ -12,6 +12,8 @@ import HTTPTypes
 struct CacheLab: Sendable {
     /// The `Date` every stub sends, and where the clock starts.
     static let date = "Sun, 06 Nov 1994 08:49:37 GMT"
+    /// ``date`` as a point in time (`date -u -d "<date>" +%s`).
+    static let start = Date(timeIntervalSince1970: 784_111_777)
 
     let server: MockServer
     let kind: TransportKind
@@ -94,7 +96,7 @@ struct CacheLab: Sendable {
         let document = try JSONSerialization.data(withJSONObject: ["mappings": stubs.map(\.json)])
         let parsed = try ContractLoader.parse(Array(document), file: "<cache conformance>")
         try await withMockServer(.init(stubs: parsed)) { server async throws in
-            let clock = TestClock(startDate: HTTPDate.parse(date) ?? Date(timeIntervalSince1970: 0))
+            let clock = TestClock(startDate: start)
             let cache = ResponseCache(sharing: sharing, clock: clock, onEvent: onEvent)
             var configuration = APIClient.Configuration(
                 transport: kind.transport, plugins: plugins, clock: clock)

@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Decoding) import CourierCore
 import CourierJansson
 
 // libFuzzer calls this with every input it tries. Any crash, trap or

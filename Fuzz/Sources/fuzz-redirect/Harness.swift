@@ -1,6 +1,7 @@
-import CourierCore
 import FuzzSupport
 import HTTPTypes
+
+@testable import CourierCore
 
 // RedirectPolicy.next: the Location resolver every transport follows
 // redirects with. Fields: 0 the Location value, 1 the current request's path,

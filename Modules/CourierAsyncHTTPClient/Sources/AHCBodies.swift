@@ -1,5 +1,5 @@
 #if AsyncHTTPClient
-    import CourierCore
+    @_spi(Transport) import CourierCore
     import HTTPTypes
     import NIOCore
     import NIOPosix

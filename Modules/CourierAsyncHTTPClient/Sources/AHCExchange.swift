@@ -1,6 +1,6 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
-    @_spi(Locking) import CourierCore
+    @_spi(Locking) @_spi(Transport) import CourierCore
     import HTTPTypes
     import NIOCore
     import NIOHTTP1

@@ -1,10 +1,10 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
-    import CourierCore
+    @_spi(Transport) import CourierCore
     import HTTPTypes
     import NIOCore
 
-    extension AsyncHTTPClientTransport: StreamingTransport {
+    @_spi(Transport) extension AsyncHTTPClientTransport: StreamingTransport {
         /// Sends the request and returns once its head is in; the body
         /// arrives through the response's stream. async-http-client reads
         /// from the socket only as its body sequence is pulled, and the body
@@ -12,7 +12,8 @@
         /// holds the connection back. `options`' `timeout` bounds the whole
         /// exchange (the client passes none and bounds the head itself). See
         /// ``/CourierCore/StreamingTransport``.
-        public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
+        @_spi(Transport) public func stream(_ request: OutgoingRequest, options: TransportOptions)
+            async throws
             -> StreamingResponse
         {
             try options.checkCancellation()

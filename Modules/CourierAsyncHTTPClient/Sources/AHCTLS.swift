@@ -1,5 +1,5 @@
 #if AsyncHTTPClient
-    import CourierCore
+    @_spi(Transport) import CourierCore
     import NIOSSL
 
     /// ``CourierCore/TLSSettings`` as NIOSSL's `TLSConfiguration`.

@@ -1,6 +1,6 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
-    import CourierCore
+    @_spi(Transport) import CourierCore
     import HTTPTypes
     import NIOCore
     import NIOPosix

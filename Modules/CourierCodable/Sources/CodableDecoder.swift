@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Decoding) import CourierCore
 import Foundation
 
 /// A ``/CourierCore/ResponseDecoder`` over Foundation's `JSONDecoder`.
@@ -40,7 +40,7 @@ public struct CodableDecoder: ResponseDecoder {
     }
 
     /// Reads code, message and data presence without decoding the payload.
-    public func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead {
+    @_spi(Decoding) public func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead {
         let decoder = makeDecoder()
         decoder.userInfo[.courierEnvelopeFormat] = format
         do {

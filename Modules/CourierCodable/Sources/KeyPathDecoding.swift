@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Decoding) import CourierCore
 
 /// A coding key made from any string.
 struct AnyKey: CodingKey {

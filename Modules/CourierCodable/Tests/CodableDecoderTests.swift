@@ -1,5 +1,5 @@
 import CourierCodable
-import CourierCore
+@_spi(Decoding) import CourierCore
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 import CCurl
-@_spi(Locking) import CourierCore
+@_spi(Locking) @_spi(Transport) import CourierCore
 import Foundation
 import Synchronization
 

@@ -1,5 +1,5 @@
 import CCurl
-import CourierCore
+@_spi(Transport) import CourierCore
 import Foundation
 import HTTPTypes
 

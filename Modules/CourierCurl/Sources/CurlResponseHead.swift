@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Transport) import CourierCore
 import HTTPTypes
 
 /// A response head assembled from libcurl's header callback, one line at a

@@ -1,5 +1,5 @@
 import CCurl
-import CourierCore
+@_spi(Transport) import CourierCore
 import HTTPTypes
 
 /// The request body's side of a transfer (on the transport's thread):

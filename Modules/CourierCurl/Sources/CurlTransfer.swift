@@ -1,7 +1,7 @@
 import CCourierSanitizer
 import CCurl
 import CourierContentCoding
-import CourierCore
+@_spi(Transport) import CourierCore
 import Foundation
 import HTTPTypes
 

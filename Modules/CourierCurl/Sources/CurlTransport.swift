@@ -1,5 +1,5 @@
 import CCurl
-import CourierCore
+@_spi(Transport) import CourierCore
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// Redirects are not followed by libcurl: the response comes back as it is,
 /// so that Courier can apply its own cross-origin rules. TLS is verified.
-public final class CurlTransport: StreamingTransport {
+public final class CurlTransport: Transport {
     /// Limits and timeouts for the transport.
     public struct Configuration: Sendable {
         /// Which HTTP version to speak.
@@ -190,7 +190,7 @@ public final class CurlTransport: StreamingTransport {
     /// falls a megabyte behind. `options`' `timeout` bounds the whole
     /// exchange (the client passes none and bounds the head itself);
     /// `maxBodySize` does not apply. See ``/CourierCore/StreamingTransport``.
-    public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
+    @_spi(Transport) public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
         -> StreamingResponse
     {
         try options.checkCancellation()
@@ -338,3 +338,7 @@ private struct UncheckedTransfer: @unchecked Sendable {
     // is handed to the engine; nothing else touches it until the handoff.
     let transfer: CurlTransfer
 }
+
+/// Streams response bodies (the `Transport` SPI: `APIClient` calls it for
+/// `stream`, `events` and downloads).
+@_spi(Transport) extension CurlTransport: StreamingTransport {}

@@ -1,6 +1,6 @@
 import CJansson
 import CourierCodable
-import CourierCore
+@_spi(Decoding) import CourierCore
 
 /// `JanssonDecoder` as the pipeline's decoder: the envelope stage parses the
 /// body once, reads `code` and `msg` from the tree, and hands the tree on in
@@ -22,7 +22,7 @@ extension JanssonDecoder: ResponseDecoder {
     }
 
     /// Decodes from the tree the envelope stage kept, when it kept one.
-    public func decode<T: Decodable>(
+    @_spi(Decoding) public func decode<T: Decodable>(
         _ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead
     )
         throws -> T
@@ -34,7 +34,7 @@ extension JanssonDecoder: ResponseDecoder {
     }
 
     /// Parses once and reads the envelope's code, message and data presence.
-    public func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead {
+    @_spi(Decoding) public func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead {
         let document: JanssonDocument
         do {
             document = try JanssonDocument.parse(body, options: options)

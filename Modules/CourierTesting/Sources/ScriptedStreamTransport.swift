@@ -1,4 +1,4 @@
-@_spi(Locking) import CourierCore
+@_spi(Locking) @_spi(Transport) import CourierCore
 import HTTPTypes
 
 /// A streaming transport test double: each connection is answered by a
@@ -13,7 +13,7 @@ import HTTPTypes
 ///         : .stream(.eventStream, [.text("id: 2\ndata: b\n\n")])
 /// }
 /// ```
-public final class ScriptedStreamTransport: StreamingTransport {
+public final class ScriptedStreamTransport: Transport {
     /// One step of a body.
     public enum Step: Sendable {
         /// These bytes, as one chunk.
@@ -68,7 +68,7 @@ public final class ScriptedStreamTransport: StreamingTransport {
 
     /// Opens a connection and returns its head; the body is written by a
     /// task of its own.
-    public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
+    @_spi(Transport) public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
         -> StreamingResponse
     {
         try Task.checkCancellation()
@@ -125,3 +125,7 @@ extension HTTPResponse {
         HTTPResponse(status: .ok, headerFields: [.contentType: "application/x-ndjson"])
     }
 }
+
+/// Streams response bodies (the `Transport` SPI: `APIClient` calls it for
+/// `stream`, `events` and downloads).
+@_spi(Transport) extension ScriptedStreamTransport: StreamingTransport {}

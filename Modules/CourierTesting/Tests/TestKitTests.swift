@@ -1,5 +1,5 @@
 import CourierCodable
-@_spi(Locking) import CourierCore
+@_spi(Locking) @_spi(Transport) import CourierCore
 import CourierTesting
 import Foundation
 import HTTPTypes

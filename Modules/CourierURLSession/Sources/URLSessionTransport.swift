@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Transport) import CourierCore
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -23,7 +23,7 @@ import Synchronization
 /// nothing sent). URLSession's own queue would start the task's timer while
 /// it waits: six slow calls to one host used to time out every other call
 /// to it before a byte was sent.
-public final class URLSessionTransport: StreamingTransport {
+public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
     private let admission: HostAdmission
@@ -98,7 +98,7 @@ public final class URLSessionTransport: StreamingTransport {
     /// slow reader has not taken wait in memory up to `maxBodySize`, past
     /// which the stream fails with ``/CourierCore/TransportError/Code/bodyTooLarge`` (see
     /// the module's README); Apple's URLSession suspends the task instead.
-    public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
+    @_spi(Transport) public func stream(_ request: OutgoingRequest, options: TransportOptions) async throws
         -> StreamingResponse
     {
         try options.checkCancellation()
@@ -243,3 +243,7 @@ public final class URLSessionTransport: StreamingTransport {
         return urlRequest
     }
 }
+
+/// Streams response bodies (the `Transport` SPI: `APIClient` calls it for
+/// `stream`, `events` and downloads).
+@_spi(Transport) extension URLSessionTransport: StreamingTransport {}

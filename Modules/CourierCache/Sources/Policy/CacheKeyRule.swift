@@ -4,7 +4,7 @@ import HTTPTypes
 /// What makes two requests the same cache entry.
 ///
 /// The standard key is the request's canonical form, as coalescing uses it
-/// (``/CourierCore/RequestKey``): method, the URL normalised with its query
+/// (its request key): method, the URL normalised with its query
 /// sorted, a digest of the body, and `Accept` / `Accept-Language`. A rule
 /// may leave out parameters that change on every call (timestamps, nonces,
 /// signatures — from the query and from a form or JSON body), add an extra

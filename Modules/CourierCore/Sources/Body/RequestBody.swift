@@ -144,7 +144,7 @@ extension RequestBody {
     /// one-shot stream, which transports read with ``chunks(chunkSize:)``.
     ///
     /// Each reader starts at the beginning; files are opened while they are read.
-    public func makeReader(chunkSize: Int = 64 * 1024) -> RequestBodyReader? {
+    @_spi(Transport) public func makeReader(chunkSize: Int = 64 * 1024) -> RequestBodyReader? {
         guard case .parts(let parts) = storage else { return nil }
         return RequestBodyReader(BodyPartsReader(parts: parts, chunkSize: chunkSize))
     }
@@ -152,7 +152,7 @@ extension RequestBody {
 
 /// Reads a replayable body chunk by chunk, synchronously. Reads block on file
 /// I/O: call it from a transport's own thread, never the concurrency pool.
-public final class RequestBodyReader: Sendable {
+@_spi(Transport) public final class RequestBodyReader: Sendable {
     private let reader: BodyPartsReader
 
     init(_ reader: BodyPartsReader) { self.reader = reader }

@@ -3,7 +3,7 @@ import HTTPTypes
 /// Which calls of an endpoint share one exchange with identical calls
 /// already in flight (``Endpoint/coalesced(_:)``).
 ///
-/// Calls are identical when their ``RequestKey``s are — method, normalised
+/// Calls are identical when their request keys are — method, normalised
 /// URL, body, credential and content negotiation — and they come from the
 /// same endpoint of the same client. The first call's attempt loop (its
 /// retries and validation) runs once for all; each caller gets its own copy

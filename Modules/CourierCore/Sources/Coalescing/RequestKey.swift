@@ -19,20 +19,20 @@ import HTTPTypes
 ///
 /// A request whose body cannot be read twice (a stream) or lives in a file
 /// has no key: it is never coalesced or cached.
-public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
+package struct RequestKey: Sendable, Hashable, CustomStringConvertible {
     /// The method.
-    public let method: HTTPRequest.Method
+    package let method: HTTPRequest.Method
     /// The normalised URL.
-    public let url: String
+    package let url: String
     /// The body's SHA-256 in hexadecimal, or `nil` without a body.
-    public let bodyDigest: String?
+    package let bodyDigest: String?
     /// The SHA-256 of the credential fields in hexadecimal, or `nil` without any.
-    public let credential: String?
+    package let credential: String?
     /// `Accept` and `Accept-Language`, as sent.
-    public let negotiation: String
+    package let negotiation: String
 
     /// The key of a request, or `nil` for one with a streamed or file body.
-    public init?(_ request: OutgoingRequest) {
+    package init?(_ request: OutgoingRequest) {
         guard let bodyDigest = Self.bodyDigest(request.body) else { return nil }
         let head = request.head
         self.method = head.method
@@ -61,12 +61,12 @@ public struct RequestKey: Sendable, Hashable, CustomStringConvertible {
 
     /// One SHA-256 over every component, in hexadecimal: a fixed-length name
     /// for the key (a cache's file name or database key).
-    public var digest: String {
+    package var digest: String {
         SHA256.hex(Array(description.utf8))
     }
 
     /// The components, one per line (the credential only as its digest).
-    public var description: String {
+    package var description: String {
         [method.rawValue, url, bodyDigest ?? "-", credential ?? "-", negotiation].joined(separator: "\n")
     }
 

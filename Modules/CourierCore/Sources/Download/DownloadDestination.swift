@@ -49,7 +49,7 @@ public struct DownloadDestination: Sendable, Hashable {
 
     /// Where a transport leaves an interrupted transfer's bytes under
     /// ``Options/resumable``: the destination's path with `.partial` added.
-    public var partialFileURL: URL { URL(fileURLWithPath: url.path + ".partial") }
+    @_spi(Transport) public var partialFileURL: URL { URL(fileURLWithPath: url.path + ".partial") }
 
     /// Where the head of that transfer is kept beside them (JSON).
     var partialHeadURL: URL { URL(fileURLWithPath: url.path + ".partial-head") }
@@ -61,7 +61,7 @@ extension DownloadDestination {
     /// removes a file already there when ``Options/removePreviousFile`` is set.
     /// - Throws: ``TransportError`` with code ``TransportError/Code/fileSystem``
     ///   when a file exists and may not be replaced, or the file system refuses.
-    public func prepare() throws(TransportError) {
+    @_spi(Transport) public func prepare() throws(TransportError) {
         let files = FileManager.default
         do {
             if options.contains(.createIntermediateDirectories) {

@@ -26,7 +26,7 @@ import HTTPTypes
 /// try download.write(chunk)                          // as bytes arrive
 /// let url = try download.commit(expectedLength: 42)  // or download.discard()
 /// ```
-public final class PartialDownload {
+@_spi(Transport) public final class PartialDownload {
     /// Where the file goes when complete.
     public let destination: DownloadDestination
     /// Where it is written until then.

@@ -168,9 +168,9 @@ public struct ParameterEncoding: Sendable, Hashable {
 }
 
 /// RFC 3986 percent-encoding over UTF-8.
-public enum PercentEncoding {
+package enum PercentEncoding {
     /// Escapes every byte except the unreserved characters `A–Z a–z 0–9 - . _ ~`.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {

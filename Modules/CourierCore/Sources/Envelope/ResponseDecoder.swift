@@ -15,21 +15,25 @@
 /// endpoint.
 ///
 /// ### Implement your own
-/// Decode `type` from the value at `path` (empty for the whole document);
-/// read the envelope without decoding `data`. Throw `DecodingError` or
-/// ``EnvelopeReadError``; the pipeline wraps them in ``CourierError`` with
-/// code ``CourierError/Code/decoding`` or ``CourierError/Code/envelope``.
+/// Decode `type` from the value at `path` (empty for the whole document)
+/// and throw `DecodingError` when it does not fit; the pipeline wraps it in
+/// ``CourierError`` with code ``CourierError/Code/decoding``. That is all a
+/// decoder for bodies without an envelope needs:
 ///
 /// ```swift
 /// struct PropertyListDecoding: ResponseDecoder {
 ///     func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at path: [String]) throws -> T {
 ///         try PropertyListDecoder().decode(T.self, from: Data(body))   // path: [] only
 ///     }
-///     func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead {
-///         throw EnvelopeReadError(.notJSON, "property lists carry no envelope")
-///     }
 /// }
 /// ```
+///
+/// A decoder that reads envelopes too implements `readEnvelope(_:format:)`
+/// and, to decode the payload from its own parse, `decode(_:from:at:envelope:)`:
+/// both are in the `Decoding` SPI (`@_spi(Decoding) import CourierCore`),
+/// with the envelope's head and read error, so that the call API stays
+/// free of them. Without them, a node with an ``EnvelopeFormat`` fails with
+/// ``CourierError/Code/envelope``, saying the decoder reads no envelopes.
 public protocol ResponseDecoder: Sendable {
     /// Decodes the value at `path` (object keys; empty means the root).
     /// - Parameters:
@@ -47,19 +51,35 @@ public protocol ResponseDecoder: Sendable {
     ///   - format: Where the code, message and payload are.
     /// - Returns: The code, the message and whether the payload is there.
     /// - Throws: ``EnvelopeReadError`` when the body is not a well-formed envelope.
-    func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead
+    @_spi(Decoding) func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead
 
     /// Decodes the envelope's payload at `path`, given the head that
     /// ``readEnvelope(_:format:)`` returned for the same body: a decoder that
     /// kept its parse in ``EnvelopeHead/parsedBody`` decodes from it instead of
     /// parsing again. The default parses again.
-    func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead)
+    @_spi(Decoding) func decode<T: Decodable>(
+        _ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead
+    )
         throws -> T
 }
 
 extension ResponseDecoder {
+    /// Reads no envelope: a decoder that implements only
+    /// ``decode(_:from:at:)`` fails an enveloped response with
+    /// ``CourierError/Code/envelope``, saying so.
+    /// - Parameters:
+    ///   - body: The response body.
+    ///   - format: Where the code, message and payload would be.
+    /// - Returns: Never returns.
+    /// - Throws: ``EnvelopeReadError`` with reason ``EnvelopeReadError/Reason/unsupported``.
+    @_spi(Decoding) public func readEnvelope(_ body: [UInt8], format: EnvelopeFormat) throws -> EnvelopeHead {
+        throw EnvelopeReadError(
+            .unsupported,
+            "\(type(of: self)) reads no envelopes; use one that does (CodableDecoder, JanssonDecoder)")
+    }
+
     /// Parses again: for decoders that keep nothing from ``readEnvelope(_:format:)``.
-    public func decode<T: Decodable>(
+    @_spi(Decoding) public func decode<T: Decodable>(
         _ type: T.Type, from body: [UInt8], at path: [String], envelope: EnvelopeHead
     )
         throws -> T
@@ -71,7 +91,7 @@ extension ResponseDecoder {
 /// What an envelope said, without its payload decoded.
 ///
 /// Equal when code, message and data presence are; ``parsedBody`` is not compared.
-public struct EnvelopeHead: Sendable, Hashable {
+@_spi(Decoding) public struct EnvelopeHead: Sendable, Hashable {
     /// Whether the payload key holds a value.
     public enum DataPresence: Sendable, Hashable {
         /// A non-null value.
@@ -114,7 +134,7 @@ public struct EnvelopeHead: Sendable, Hashable {
 }
 
 /// Why a body is not a well-formed envelope.
-public struct EnvelopeReadError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(Decoding) public struct EnvelopeReadError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong: an open set.
     public struct Reason: Hashable, Sendable, CustomStringConvertible {
         /// A stable identifier.
@@ -132,6 +152,8 @@ public struct EnvelopeReadError: Error, Sendable, Hashable, CustomStringConverti
         public static let missingCode = Reason("missingCode")
         /// The code is neither an integer nor a string.
         public static let invalidCode = Reason("invalidCode")
+        /// The decoder reads no envelopes (it implements only `decode(_:from:at:)`).
+        public static let unsupported = Reason("unsupported")
     }
 
     /// What is wrong.

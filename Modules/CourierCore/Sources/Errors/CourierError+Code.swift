@@ -44,7 +44,7 @@ extension CourierError {
         public static let noDecoder = Code("noDecoder")
         /// A header value, the authority (`Host`) or the path would carry a
         /// control character; the request was refused before it was sent
-        /// (``RequestHeadCheck``).
+        /// (RFC 9110 §5.5).
         public static let invalidHeader = Code("invalidHeader")
         /// Another call of the same ``ConcurrencyGroup`` with
         /// ``ConcurrencyPolicy/cancelOthers`` ended this one; never retried.

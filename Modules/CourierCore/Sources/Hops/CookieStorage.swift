@@ -4,7 +4,7 @@ import HTTPTypes
 /// (`CourierCookies`' `CookieJar` is the one there is).
 ///
 /// The pipeline consults it on **every hop** of every attempt, redirects
-/// included (``RedirectPolicy/exchange(_:options:cookies:perform:)``): before
+/// included (as ``RedirectPolicy`` follows them): before
 /// sending, it asks for the `Cookie` field of that hop's URL; after the
 /// response, it hands over the response so that its `Set-Cookie` fields are
 /// stored before the next hop is sent. Transports never see the jar: that is

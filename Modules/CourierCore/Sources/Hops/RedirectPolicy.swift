@@ -72,7 +72,7 @@ public struct RedirectPolicy: Sendable {
     /// - Returns: The next hop's request, or `nil` to deliver `response`.
     /// - Throws: ``TransportError`` with code ``TransportError/Code/redirectRefused``
     ///   for a loop, too many hops, a bad target or a body that cannot be resent.
-    public func next(after response: RawResponse, for request: OutgoingRequest, visited: inout [String])
+    package func next(after response: RawResponse, for request: OutgoingRequest, visited: inout [String])
         throws(TransportError) -> OutgoingRequest?
     {
         let status = response.statusCode
@@ -159,7 +159,7 @@ extension RedirectPolicy {
     /// - Returns: The last hop's response.
     /// - Throws: Whatever `perform` throws, and ``TransportError`` with code
     ///   ``TransportError/Code/redirectRefused``.
-    public func exchange(
+    package func exchange(
         _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)? = nil,
         perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {

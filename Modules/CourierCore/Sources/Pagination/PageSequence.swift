@@ -11,7 +11,7 @@ public struct Page<Model: Sendable>: Sendable {
 }
 
 /// The pages of a paged endpoint, fetched one at a time as the loop asks
-/// for them (``APIClient/pages(_:by:)``).
+/// for them: what ``APIClient/pages(_:by:)`` returns.
 ///
 /// A value: every `for try await` over it starts a walk of its own from
 /// the first page, and nothing is shared between walks. A walk ends after
@@ -19,23 +19,23 @@ public struct Page<Model: Sendable>: Sendable {
 /// is not yielded; an error ends it by throwing (each page is one call, with
 /// the client's retries); cancelling the looping task ends it with
 /// ``CourierError/Code/cancelled``.
-public struct PageSequence<Model: Sendable>: AsyncSequence, Sendable {
+package struct PageSequence<Model: Sendable>: AsyncSequence, Sendable {
     /// A page.
-    public typealias Element = Page<Model>
+    package typealias Element = Page<Model>
     /// Every error is a ``CourierError``.
-    public typealias Failure = CourierError
+    package typealias Failure = CourierError
 
     let client: APIClient
     let endpoint: Endpoint<Model>
     let pagination: Pagination<Model>
 
     /// Starts a walk from the first page.
-    public func makeAsyncIterator() -> Iterator {
+    package func makeAsyncIterator() -> Iterator {
         Iterator(client: client, endpoint: endpoint, pagination: pagination, position: pagination.first)
     }
 
     /// A walk: the position of the next page, or `nil` once it ended.
-    public struct Iterator: AsyncIteratorProtocol {
+    package struct Iterator: AsyncIteratorProtocol {
         let client: APIClient
         let endpoint: Endpoint<Model>
         let pagination: Pagination<Model>
@@ -43,7 +43,7 @@ public struct PageSequence<Model: Sendable>: AsyncSequence, Sendable {
         var index = 0
 
         /// Fetches the next page; `nil` after the last.
-        public mutating func next() async throws(CourierError) -> Page<Model>? {
+        package mutating func next() async throws(CourierError) -> Page<Model>? {
             guard let current = position else { return nil }
             position = nil  // an error or cancellation ends the walk
             if Task.isCancelled {
@@ -74,9 +74,21 @@ extension APIClient {
     ///     orders += page.model.items
     /// }
     /// ```
-    public func pages<Model>(_ endpoint: Endpoint<Model>, by pagination: Pagination<Model>) -> PageSequence<
-        Model
-    > {
+    ///
+    /// Pages are fetched one at a time as the loop asks for them. The
+    /// sequence is a value: every `for try await` over it starts a walk of
+    /// its own from the first page, and nothing is shared between walks. A
+    /// walk ends after the last page (the ``Pagination`` says which) or at an
+    /// empty page, which is not yielded; an error ends it by throwing (each
+    /// page is one call, with the client's retries); cancelling the looping
+    /// task ends it with ``CourierError/Code/cancelled``.
+    /// - Parameters:
+    ///   - endpoint: The first page's endpoint; ``Pagination`` moves it on.
+    ///   - pagination: Where the next page is, and when the walk ends.
+    /// - Returns: The pages, as an asynchronous sequence that throws ``CourierError``.
+    public func pages<Model>(
+        _ endpoint: Endpoint<Model>, by pagination: Pagination<Model>
+    ) -> some AsyncSequence<Page<Model>, CourierError> & Sendable {
         PageSequence(client: self, endpoint: endpoint, pagination: pagination)
     }
 }

@@ -5,11 +5,11 @@
 #endif
 
 /// Parses the `Retry-After` header (RFC 9110 §10.2.3): delta-seconds or an HTTP-date.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The delay the header asks for, relative to `now`; `nil` when the value
     /// is neither a non-negative integer nor an HTTP date. A date in the past
     /// gives zero.
-    public static func delay(from value: String, now: Date) -> Duration? {
+    package static func delay(from value: String, now: Date) -> Duration? {
         let text = value.trimmingSpaces
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
             // Cap absurd values instead of overflowing: a day is more than any policy waits.

@@ -8,7 +8,7 @@ import HTTPTypes
 /// offers the same bytes again after ``setHandlers(onDrain:onCancel:)``'s
 /// `onDrain` runs — when the reader has taken the buffer down to
 /// `lowWater`. So a slow reader slows the network instead of filling memory.
-public final class BodyStreamBuffer: Sendable {
+@_spi(Transport) public final class BodyStreamBuffer: Sendable {
     /// What became of an offered chunk.
     public enum Offer: Sendable {
         /// Taken.
@@ -261,7 +261,7 @@ public final class BodyStreamBuffer: Sendable {
 /// A streamed response body: its chunks as they arrive, read once. Reading
 /// slowly pauses the transfer (see ``BodyStreamBuffer``); cancelling the
 /// reading task, or ``cancel()``, stops it and closes the connection.
-public struct ResponseBodyStream: AsyncSequence, Sendable {
+@_spi(Transport) public struct ResponseBodyStream: AsyncSequence, Sendable {
     private let buffer: BodyStreamBuffer
 
     /// The body behind `buffer`, which a transport fills.

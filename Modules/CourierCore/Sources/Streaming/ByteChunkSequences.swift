@@ -4,10 +4,12 @@
 extension AsyncSequence where Element == [UInt8], Self: Sendable {
     /// The body's lines as text (UTF-8, invalid bytes replaced), split at
     /// LF, CRLF or CR; a last line without a break is included.
-    public var lines: ByteChunkLineSequence<Self> { ByteChunkLineSequence(base: self) }
+    public var lines: some AsyncSequence<String, any Error> & Sendable { ByteChunkLineSequence(base: self) }
 
-    /// The body as server-sent events (see ``ServerSentEventParser``).
-    public var serverSentEvents: ServerSentEventSequence<Self> { ServerSentEventSequence(base: self) }
+    /// The body as server-sent events, parsed as the HTML standard says.
+    public var serverSentEvents: some AsyncSequence<ServerSentEvent, any Error> & Sendable {
+        ServerSentEventSequence(base: self)
+    }
 
     /// Each line decoded as one `T` (NDJSON), lazily: a blank line is
     /// skipped; a line that does not decode ends the sequence with
@@ -15,28 +17,28 @@ extension AsyncSequence where Element == [UInt8], Self: Sendable {
     /// ``NDJSONBadLines/skip(_:)``, is reported and passed over.
     public func decoded<T: Decodable & Sendable>(
         _ type: T.Type, using decoder: any ResponseDecoder, badLines: NDJSONBadLines = .fail
-    ) -> NDJSONSequence<Self, T> {
+    ) -> some AsyncSequence<T, any Error> & Sendable {
         NDJSONSequence(base: self, decoder: decoder, badLines: badLines)
     }
 }
 
 /// Lines of text from a sequence of byte chunks.
-public struct ByteChunkLineSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
+package struct ByteChunkLineSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
 where Base.Element == [UInt8] {
     let base: Base
 
     /// Reads lines from the base sequence.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         var lines: RawLineIterator<Base>
 
         /// The next line, or nil after the last.
-        public mutating func next() async throws -> String? {
+        package mutating func next() async throws -> String? {
             try await lines.next().map { String(decoding: $0.bytes, as: UTF8.self) }
         }
     }
 
     /// An iterator over the lines.
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(lines: RawLineIterator(base.makeAsyncIterator()))
     }
 }
@@ -71,21 +73,21 @@ struct RawLineIterator<Base: AsyncSequence> where Base.Element == [UInt8] {
 }
 
 /// Server-sent events from a sequence of byte chunks.
-public struct ServerSentEventSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
+package struct ServerSentEventSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
 where Base.Element == [UInt8] {
     let base: Base
 
     /// Parses events as chunks arrive.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
         /// The parser: its ``ServerSentEventParser/lastEventID`` and
         /// ``ServerSentEventParser/reconnectionTime`` are what a reconnect needs.
-        public private(set) var parser = ServerSentEventParser()
+        package private(set) var parser = ServerSentEventParser()
         var ready: [ServerSentEvent] = []
         var readyIndex = 0
 
         /// The next event, or nil when the body ended.
-        public mutating func next() async throws -> ServerSentEvent? {
+        package mutating func next() async throws -> ServerSentEvent? {
             while readyIndex >= ready.count {
                 ready = []
                 readyIndex = 0
@@ -101,5 +103,5 @@ where Base.Element == [UInt8] {
     }
 
     /// An iterator over the events.
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
 }

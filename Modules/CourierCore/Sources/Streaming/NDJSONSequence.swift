@@ -20,7 +20,7 @@ public struct NDJSONLineError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Values decoded from an NDJSON body, one per line, lazily.
-public struct NDJSONSequence<Base: AsyncSequence & Sendable, Element: Decodable & Sendable>: AsyncSequence,
+package struct NDJSONSequence<Base: AsyncSequence & Sendable, Element: Decodable & Sendable>: AsyncSequence,
     Sendable
 where Base.Element == [UInt8] {
     let base: Base
@@ -28,13 +28,13 @@ where Base.Element == [UInt8] {
     let badLines: NDJSONBadLines
 
     /// Decodes lines as they arrive.
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         var lines: RawLineIterator<Base>
         let decoder: any ResponseDecoder
         let badLines: NDJSONBadLines
 
         /// The next value, or nil after the last line.
-        public mutating func next() async throws -> Element? {
+        package mutating func next() async throws -> Element? {
             while let (bytes, number) = try await lines.next() {
                 if bytes.allSatisfy({ $0 == 32 || $0 == 9 }) { continue }
                 do {
@@ -54,7 +54,7 @@ where Base.Element == [UInt8] {
     }
 
     /// An iterator over the values.
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(lines: RawLineIterator(base.makeAsyncIterator()), decoder: decoder, badLines: badLines)
     }
 }

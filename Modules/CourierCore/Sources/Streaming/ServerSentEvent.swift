@@ -26,7 +26,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// the stream is skipped; an event not ended by a blank line when the body
 /// ends is dropped. Works on bytes, so a chunk may end anywhere, inside a
 /// UTF-8 sequence too.
-public struct ServerSentEventParser: Sendable {
+package struct ServerSentEventParser: Sendable {
     private var lines = LineSplitter()
     private var data: [UInt8] = []
     private var hasData = false
@@ -45,17 +45,17 @@ public struct ServerSentEventParser: Sendable {
     private var started = false
 
     /// The reconnection time the stream asked for with `retry`, in milliseconds.
-    public private(set) var reconnectionTime: Int?
+    package private(set) var reconnectionTime: Int?
     /// The last event ID so far — as of the last complete event, not an
     /// `id` line of one the connection cut short: what a reconnect sends as
     /// `Last-Event-ID`.
-    public var lastEventID: String { lastEventIDText }
+    package var lastEventID: String { lastEventIDText }
 
     /// A parser at the start of a stream.
-    public init() {}
+    package init() {}
 
     /// The events `chunk` completes, in order.
-    public mutating func feed(_ chunk: some Collection<UInt8>) -> [ServerSentEvent] {
+    package mutating func feed(_ chunk: some Collection<UInt8>) -> [ServerSentEvent] {
         if !started {
             start += chunk
             let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -81,7 +81,7 @@ public struct ServerSentEventParser: Sendable {
     /// type start over (a byte order mark may open it again); the last event
     /// ID and the reconnection time carry on, as `EventSource` keeps them
     /// across reconnects.
-    public mutating func reconnect() {
+    package mutating func reconnect() {
         lines = LineSplitter()
         lastEventIDBytes = dispatchedLastEventID
         data = []
@@ -93,7 +93,7 @@ public struct ServerSentEventParser: Sendable {
 
     /// Ends the stream: an event without its closing blank line is dropped,
     /// as the standard says.
-    public mutating func finish() {
+    package mutating func finish() {
         _ = lines.finish()
         data = []
         hasData = false

@@ -1,7 +1,7 @@
 import HTTPTypes
 
 /// A response whose body is read as it arrives.
-public struct StreamingResponse: Sendable {
+@_spi(Transport) public struct StreamingResponse: Sendable {
     /// Status and header fields.
     public var head: HTTPResponse
     /// The body's chunks.
@@ -23,14 +23,21 @@ public struct StreamingResponse: Sendable {
 /// Beyond ``Transport``'s contract, `stream`:
 /// - returns once the response head is in, a redirect's included (the
 ///   client follows redirects hop by hop and bounds the wait for each head
-///   itself: ``RedirectPolicy/stream(_:options:cookies:open:)``);
+///   itself, as its ``RedirectPolicy`` says);
 /// - bounds the whole exchange by ``TransportOptions/timeout`` when one is
 ///   given (the client gives none: the body's deadlines are the caller's);
 /// - writes the body into a ``BodyStreamBuffer`` and stops reading from
 ///   the network while the buffer is full, so a slow reader holds the
 ///   sender back instead of filling memory;
 /// - stops the transfer when the reader cancels (the buffer's `onCancel`).
-public protocol StreamingTransport: Transport {
+///
+/// Part of the `Transport` SPI: a public transport type conforms in an
+/// extension marked the same way, so that apps do not see `stream`:
+///
+/// ```swift
+/// @_spi(Transport) extension MyTransport: StreamingTransport {}
+/// ```
+@_spi(Transport) public protocol StreamingTransport: Transport {
     /// Sends the request and returns once the response head is in; the body
     /// follows through ``StreamingResponse/body``.
     /// - Throws: ``TransportError`` (or `CancellationError`) before the head.

@@ -12,7 +12,7 @@
 /// two-digit year outside the RFC 850 form, a missing comma, a doubled
 /// space, a one-digit hour. A cache must read such an `Expires` as a time in
 /// the past (RFC 9111 §5.3), which it can only do if it does not guess.
-public enum HTTPDate {
+package enum HTTPDate {
     private static let months = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ]
@@ -22,7 +22,7 @@ public enum HTTPDate {
     ]
 
     /// Parses an HTTP date; `nil` when the text is not one of the three forms.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT".
         if parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","),
@@ -60,7 +60,7 @@ public enum HTTPDate {
     }
 
     /// Formats a date as IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let total = Int(date.timeIntervalSince1970.rounded(.down))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondsOfDay = total - days * 86_400

@@ -97,7 +97,7 @@ extension TransportOptions {
     /// transport makes before it starts an exchange, so that nothing is sent
     /// for a call that has ended.
     /// - Throws: `CancellationError`.
-    public func checkCancellation() throws {
+    @_spi(Transport) public func checkCancellation() throws {
         try Task.checkCancellation()
         if cancellation?.isCancelled == true { throw CancellationError() }
     }
@@ -110,7 +110,7 @@ extension TransportOptions {
     ///   - onCancel: Stops the exchange; `operation` should then end promptly.
     /// - Returns: What `operation` returns.
     /// - Throws: What `operation` throws.
-    public func withCancellationHandler<T: Sendable>(
+    @_spi(Transport) public func withCancellationHandler<T: Sendable>(
         _ operation: () async throws -> T, onCancel: @escaping @Sendable () -> Void
     ) async throws -> T {
         guard let cancellation else {
@@ -132,7 +132,7 @@ extension TransportOptions {
     /// Sleeps on `clock`, ending early with `CancellationError` when the task
     /// or the call (``cancellation``) is cancelled: for transports that wait,
     /// such as test doubles with latency.
-    public func sleep(for duration: Duration, on clock: any CourierClock) async throws {
+    @_spi(Transport) public func sleep(for duration: Duration, on clock: any CourierClock) async throws {
         try await CallCancellation.sleep(for: duration, on: clock, cancellation: cancellation)
     }
 }

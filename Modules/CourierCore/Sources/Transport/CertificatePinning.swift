@@ -72,13 +72,15 @@ public struct CertificatePinning: Sendable, Hashable {
     public static let none = CertificatePinning()
 
     /// Whether any pin is set, or unpinned hosts are refused.
-    public var isEmpty: Bool { rules.allSatisfy(\.pins.isEmpty) && unpinnedHosts == .allowed }
+    @_spi(Transport) public var isEmpty: Bool {
+        rules.allSatisfy(\.pins.isEmpty) && unpinnedHosts == .allowed
+    }
 
     /// The pins of `host` — those of every pattern it matches, in order,
     /// without repeats — or `nil` when it matches none.
     /// - Parameter host: A host name or address, as the URL has it.
     /// - Returns: The pins, or `nil` when no pattern matches.
-    public func pins(for host: String) -> [String]? {
+    @_spi(Transport) public func pins(for host: String) -> [String]? {
         let name = Self.normalized(host)
         var found: [String] = []
         var matched = false
@@ -90,7 +92,7 @@ public struct CertificatePinning: Sendable, Hashable {
     }
 
     /// The first rule that is not a pattern and a list of `sha256//` pins, described.
-    public var problem: String? {
+    @_spi(Transport) public var problem: String? {
         for rule in rules {
             let labels = rule.pattern.split(separator: ".", omittingEmptySubsequences: false)
             let wildcard = labels.first == "*" || labels.first == "**"

@@ -14,11 +14,11 @@ import HTTPTypes
 /// input with ``checkedValue(_:for:)`` to get the same. The authority (the
 /// `Host`) and the path are checked on every attempt: an interceptor that
 /// sets either with a space or a control byte is refused before sending.
-public enum RequestHeadCheck {
+package enum RequestHeadCheck {
     /// Returns `value` when it is a legal field value as written.
     /// - Throws: ``CourierError/Code/invalidHeader``, naming `name`, when it
     ///   holds a control byte (other than tab) or DEL.
-    public static func checkedValue(_ value: String, for name: HTTPField.Name) throws(CourierError) -> String
+    package static func checkedValue(_ value: String, for name: HTTPField.Name) throws(CourierError) -> String
     {
         guard value.utf8.allSatisfy({ ($0 >= 0x20 && $0 != 0x7F) || $0 == 0x09 }) else {
             throw CourierError(

@@ -8,7 +8,7 @@ import HTTPTypes
 /// (RFC 9110 §8.6, RFC 9112 §6.3: the latter "ought to be handled as an
 /// error"): a client that picks one framing may read the next response out
 /// of this one's body, so the response is refused instead.
-public enum ResponseHeadCheck {
+@_spi(Transport) public enum ResponseHeadCheck {
     /// The most bytes a response head (status line and fields) may take.
     public static let maxHeadBytes = 256 * 1024
 

@@ -42,7 +42,7 @@ public struct TLSSettings: Sendable, Hashable {
 
     /// The pins a request to `host` must meet: ``pinnedPublicKeys`` and the
     /// pins of every ``pinning`` pattern `host` matches; empty when it has none.
-    public func pins(for host: String) -> [String] {
+    @_spi(Transport) public func pins(for host: String) -> [String] {
         var pins = pinnedPublicKeys
         for pin in pinning.pins(for: host) ?? [] where !pins.contains(pin) { pins.append(pin) }
         return pins
@@ -50,7 +50,7 @@ public struct TLSSettings: Sendable, Hashable {
 
     /// Whether a request to `host` may be sent at all: not when it has no
     /// pins and ``pinning`` refuses unpinned hosts.
-    public func admits(host: String) -> Bool {
+    @_spi(Transport) public func admits(host: String) -> Bool {
         admits(pins: pins(for: host))
     }
 

@@ -75,37 +75,37 @@ public struct TransportOptions: Sendable {
     /// The longest the whole exchange may take; `nil` leaves it to the
     /// transport. (For a stream the pipeline bounds the wait for the head
     /// itself and passes `nil`: the body has its own deadlines.)
-    public var timeout: Duration?
+    @_spi(Transport) public var timeout: Duration?
     /// The longest the exchange may move no byte in either direction (the
     /// request not yet sent whole, the server thinking, the body paused):
     /// ``TransportError/Code/timedOut`` when it passes. Unlike ``timeout``
     /// it lets a long download run as long as bytes keep coming. `nil`: none.
     /// CurlTransport counts it in whole seconds (libcurl's low-speed check).
-    public var idleTimeout: Duration?
+    @_spi(Transport) public var idleTimeout: Duration?
     /// The longest establishing a connection may take (name lookup, TCP,
     /// TLS), where the transport can bound it per request; `nil` leaves it
     /// to the transport's configuration. See each transport for what it honours.
-    public var connectTimeout: Duration?
+    @_spi(Transport) public var connectTimeout: Duration?
     /// Write the body to this file instead of memory.
-    public var destination: DownloadDestination?
+    @_spi(Transport) public var destination: DownloadDestination?
     /// The largest in-memory body (after decompression) the transport should
     /// accept; larger fails with ``TransportError/Code/bodyTooLarge``. Bodies
     /// written to ``destination`` are bounded by ``maxDownloadSize`` instead.
-    public var maxBodySize: Int
+    @_spi(Transport) public var maxBodySize: Int
     /// The largest body written to ``destination``; `nil` for no limit.
     /// Larger fails with ``TransportError/Code/bodyTooLarge``.
-    public var maxDownloadSize: Int64?
+    @_spi(Transport) public var maxDownloadSize: Int64?
     /// Called with upload and download progress, from any thread.
-    public var progress: (@Sendable (TransferProgress) -> Void)?
+    @_spi(Transport) public var progress: (@Sendable (TransferProgress) -> Void)?
     /// The call's cancellation from outside its task; stop the exchange when
     /// it fires (see ``CallCancellation``). `nil` outside a client's call.
-    public var cancellation: CallCancellation?
+    @_spi(Transport) public var cancellation: CallCancellation?
 
     /// The default in-memory body limit: 64 MiB.
     public static let defaultMaxBodySize = 64 * 1024 * 1024
 
     /// Creates options.
-    public init(
+    @_spi(Transport) public init(
         timeout: Duration? = nil,
         destination: DownloadDestination? = nil,
         maxBodySize: Int = TransportOptions.defaultMaxBodySize, maxDownloadSize: Int64? = nil,
@@ -158,7 +158,7 @@ public struct TransferProgress: Sendable, Hashable {
     /// `nil` when it has none, or when it is content-encoded (gzip, br, …):
     /// the length counts encoded bytes, progress counts the decoded bytes a
     /// transport hands over, and a fraction of the two would be wrong.
-    public static func downloadTotal(of fields: HTTPFields) -> Int64? {
+    @_spi(Transport) public static func downloadTotal(of fields: HTTPFields) -> Int64? {
         let encodings = fields[values: .contentEncoding].flatMap { $0.split(separator: ",") }
         guard encodings.allSatisfy({ String($0).trimmingSpaces.lowercased() == "identity" }),
             let length = try? ResponseHeadCheck.contentLength(fields[values: .contentLength])

@@ -1,4 +1,4 @@
-@_spi(Locking) import CourierCore
+@_spi(Locking) @_spi(Transport) import CourierCore
 import CourierTesting
 import Foundation
 import HTTPTypes

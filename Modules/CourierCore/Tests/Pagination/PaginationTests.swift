@@ -45,7 +45,7 @@ struct PaginationTests {
 
     static let endpoint = Endpoint<ItemsPage>(.get("items"), on: .api)
 
-    static func walk(_ pages: PageSequence<ItemsPage>) async throws -> [[Int]] {
+    static func walk(_ pages: some AsyncSequence<Page<ItemsPage>, CourierError>) async throws -> [[Int]] {
         var seen: [[Int]] = []
         for try await page in pages { seen.append(page.model.items) }
         return seen

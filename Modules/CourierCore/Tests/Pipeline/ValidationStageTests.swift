@@ -1,5 +1,5 @@
 import CourierCodable
-@_spi(Locking) import CourierCore
+@_spi(Locking) @_spi(Decoding) import CourierCore
 import CourierTesting
 import HTTPTypes
 import Synchronization

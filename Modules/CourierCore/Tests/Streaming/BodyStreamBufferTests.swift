@@ -1,4 +1,4 @@
-@_spi(Locking) import CourierCore
+@_spi(Locking) @_spi(Transport) import CourierCore
 import Testing
 
 /// The streamed body's buffer: it refuses at the high-water mark, asks the

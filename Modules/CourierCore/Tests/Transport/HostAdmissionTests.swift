@@ -1,7 +1,7 @@
 import CourierTesting
 import Testing
 
-@testable import CourierCore
+@_spi(Transport) @testable import CourierCore
 
 /// ``HostAdmission``: places per origin, first come first served, a waiter
 /// cancelled or out of time leaves the queue, and a place passes straight to

@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Transport) import CourierCore
 import HTTPTypes
 import Testing
 
