@@ -103,6 +103,12 @@ struct ContractLoadingTests {
             "$.response.headers.X-A", "control character"
         ),
         (#"{"request": {}, "response": {"#, "$", "not valid JSON"),
+        // Found by fuzz-contract: two request headers differing only in case
+        // crashed the parser (a dictionary built from non-unique keys).
+        (
+            #"{"request": {"headers": {"X-Id": "1", "x-id": "2"}}, "response": {}}"#,
+            "$.request.headers.x-id", "named twice"
+        ),
     ])
     func badContractsNameFileAndPath(json: String, path: String, message: String) throws {
         let error = try #require(self.error(json))

@@ -107,10 +107,15 @@ struct ContractParser {
             uniqueKeysWithValues: try reader.map("queryParameters") { _, value, path throws(ContractError) in
                 try StringMatcher.parse(value, file: file, path: path)
             })
-        pattern.headers = Dictionary(
-            uniqueKeysWithValues: try reader.map("headers") { name, value, path throws(ContractError) in
-                try StringMatcher.parse(value, file: file, path: path)
-            }.map { ($0.0.lowercased(), $0.1) })
+        let headers = try reader.map("headers") { name, value, path throws(ContractError) in
+            try StringMatcher.parse(value, file: file, path: path)
+        }
+        for (name, matcher) in headers {
+            // Header names are case-insensitive (RFC 9110 §5.1): "X-A" and "x-a" are one header.
+            guard pattern.headers.updateValue(matcher, forKey: name.lowercased()) == nil else {
+                throw reader.error("headers.\(name)", "header named twice (names are case-insensitive)")
+            }
+        }
         for (index, item) in (try reader.array("bodyPatterns") ?? []).enumerated() {
             pattern.body.append(try parseBodyPattern(item, path: "\(path).bodyPatterns[\(index)]"))
         }
