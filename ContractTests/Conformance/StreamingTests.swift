@@ -42,9 +42,16 @@ struct StreamingTests {
             let response = try await transport.stream(request(server, "/events"), options: .init())
             #expect(response.statusCode == 200)
             #expect(response.head.headerFields[.contentType] == "text/event-stream")
+            // The body as it came off the wire, then parsed: the `retry` field
+            // must arrive too (what a reconnect waits; it yields no event).
+            let wire = try await response.body.collect(upTo: 1 << 20)
+            #expect(String(decoding: wire, as: UTF8.self).contains("retry: 250\r\n"))
+            let chunks = AsyncStream<[UInt8]> {
+                $0.yield(wire)
+                $0.finish()
+            }
             var events: [ServerSentEvent] = []
-            for try await event in response.body.serverSentEvents { events.append(event) }
-            // (The stream's `retry: 250` is the parser's: StreamingParserTests.)
+            for try await event in chunks.serverSentEvents { events.append(event) }
             #expect(
                 events == [
                     ServerSentEvent(type: "status", data: "placed", lastEventID: "1"),

@@ -1,7 +1,7 @@
 import CourierCache
 import CourierCodable
 import CourierCookies
-@_spi(Transport) import CourierCore
+import CourierCore
 import Foundation
 import HTTPTypes
 import Testing

@@ -13,7 +13,7 @@
 import BenchSupport
 import CourierCache
 import CourierCodable
-@_spi(Transport) import CourierCore
+import CourierCore
 import CourierCurl
 import Foundation
 import HTTPTypes

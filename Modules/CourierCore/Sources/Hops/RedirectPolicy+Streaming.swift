@@ -11,7 +11,7 @@ extension RedirectPolicy {
     /// wait for its head by `options.timeout`. `open` gets the options for
     /// the body, without that timeout (the caller keeps the body's
     /// deadlines). `APIClient` runs it for every streaming attempt.
-    package func stream(
+    func stream(
         _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)? = nil,
         open: @escaping @Sendable (OutgoingRequest, TransportOptions) async throws -> StreamingResponse
     ) async throws -> StreamingResponse {
@@ -36,7 +36,7 @@ extension RedirectPolicy {
     /// - Returns: The last hop's response, its body still open.
     /// - Throws: What `open` throws, and ``TransportError`` with code
     ///   ``TransportError/Code/redirectRefused``.
-    package func streamExchange(
+    func streamExchange(
         _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)? = nil,
         open: (OutgoingRequest) async throws -> StreamingResponse
     ) async throws -> StreamingResponse {

@@ -80,9 +80,7 @@ where Base.Element == [UInt8] {
     /// Parses events as chunks arrive.
     package struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
-        /// The parser: its ``ServerSentEventParser/lastEventID`` and
-        /// ``ServerSentEventParser/reconnectionTime`` are what a reconnect needs.
-        package private(set) var parser = ServerSentEventParser()
+        var parser = ServerSentEventParser()
         var ready: [ServerSentEvent] = []
         var readyIndex = 0
 

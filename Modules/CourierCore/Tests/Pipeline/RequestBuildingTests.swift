@@ -1,5 +1,5 @@
 import CourierCodable
-@_spi(Transport) import CourierCore
+import CourierCore
 import CourierTesting
 import Foundation
 import HTTPTypes

@@ -1,4 +1,4 @@
-@_spi(Transport) import CourierCore
+import CourierCore
 import CourierTesting
 import Testing
 
