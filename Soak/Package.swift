@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
+        // The C heap's bytes in use (glibc's mallinfo2, which Glibc does not export to Swift).
+        .target(name: "CSoakHeap", path: "Sources/CSoakHeap"),
         .executableTarget(
             name: "courier-soak",
             dependencies: [
@@ -22,9 +24,10 @@ let package = Package(
                 .product(name: "CourierURLSession", package: "Courier"),
                 .product(name: "CourierAsyncHTTPClient", package: "Courier"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "CSoakHeap",
             ],
             path: "Sources/courier-soak",
             swiftSettings: [.swiftLanguageMode(.v6)]
-        )
+        ),
     ]
 )

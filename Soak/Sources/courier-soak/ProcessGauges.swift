@@ -1,3 +1,4 @@
+import CSoakHeap
 import Foundation
 
 #if canImport(Glibc)
@@ -9,11 +10,14 @@ import Foundation
     private let rusageSelf = RUSAGE_SELF
 #endif
 
-/// What the soak watches in its own process: resident memory, open file
-/// descriptors and CPU time, read from the kernel at one instant.
+/// What the soak watches in its own process: resident memory, the heap in
+/// use, open file descriptors and CPU time, read at one instant.
 struct ProcessGauges {
     /// Resident set size in KiB (`VmRSS` in `/proc/self/status`).
     let residentKiB: Int
+    /// Bytes allocated and not freed, in KiB (glibc's `mallinfo2`): what a
+    /// leak grows, without the free memory a fragmented heap keeps resident.
+    let heapInUseKiB: Int
     /// Entries in `/proc/self/fd`.
     let openFiles: Int
     /// User plus system CPU seconds so far.
@@ -21,7 +25,9 @@ struct ProcessGauges {
 
     /// Reads the gauges now.
     static func read() -> ProcessGauges {
-        ProcessGauges(residentKiB: residentKiB(), openFiles: openFiles(), cpuSeconds: cpuSeconds())
+        ProcessGauges(
+            residentKiB: residentKiB(), heapInUseKiB: Int(soak_heap_in_use() / 1024), openFiles: openFiles(),
+            cpuSeconds: cpuSeconds())
     }
 
     private static func residentKiB() -> Int {

@@ -1,0 +1,1 @@
+// Glibc does not export mallinfo2 to Swift; see include/soak_heap.h.
