@@ -16,8 +16,9 @@ struct ProcessGauges {
     /// Resident set size in KiB (`VmRSS` in `/proc/self/status`).
     let residentKiB: Int
     /// Bytes allocated and not freed, in KiB (glibc's `mallinfo2`): what a
-    /// leak grows, without the free memory a fragmented heap keeps resident.
-    let heapInUseKiB: Int
+    /// leak grows, without the free memory a fragmented heap keeps resident;
+    /// `nil` where glibc is not the allocator.
+    let heapInUseKiB: Int?
     /// Entries in `/proc/self/fd`.
     let openFiles: Int
     /// User plus system CPU seconds so far.
@@ -26,8 +27,13 @@ struct ProcessGauges {
     /// Reads the gauges now.
     static func read() -> ProcessGauges {
         ProcessGauges(
-            residentKiB: residentKiB(), heapInUseKiB: Int(soak_heap_in_use() / 1024), openFiles: openFiles(),
+            residentKiB: residentKiB(), heapInUseKiB: heapInUseKiB(), openFiles: openFiles(),
             cpuSeconds: cpuSeconds())
+    }
+
+    private static func heapInUseKiB() -> Int? {
+        let bytes = soak_heap_in_use()
+        return bytes < 0 ? nil : Int(bytes / 1024)
     }
 
     private static func residentKiB() -> Int {

@@ -89,29 +89,33 @@ struct Soak: AsyncParsableCommand {
             let middle = rows[rows.count / 2]
             let secondHalf = Double(max(1, last.done - middle.done))
             let perCall = Double(last.gauges.residentKiB - middle.gauges.residentKiB) * 1024 / secondHalf
-            let heapPerCall =
-                Double(last.gauges.heapInUseKiB - middle.gauges.heapInUseKiB) * 1024 / secondHalf
+            let heapPerCall = last.gauges.heapInUseKiB.flatMap { lastHeap in
+                middle.gauges.heapInUseKiB.map { Double(lastHeap - $0) * 1024 / secondHalf }
+            }
             print(
                 String(
                     format:
                         "resident memory from the first window to the last: %+.1f %%; %.0f bytes per call over the second half",
                     growth, perCall))
-            print(String(format: "heap in use: %.0f bytes per call over the second half", heapPerCall))
+            if let heapPerCall {
+                print(String(format: "heap in use: %.0f bytes per call over the second half", heapPerCall))
+            }
             if transport == "urlsession" {
                 // FoundationNetworking keeps about 170 bytes per request for
                 // good — measured without Courier, with one session or a new
                 // one every 10,000 requests (Modules/CourierURLSession/README.md).
                 // A leak of Courier's own would come on top of that. Judged on
-                // the heap in use: the bombs' bodies, which FoundationNetworking
-                // buffers on its own queue, leave its resident memory
-                // fragmented (90–430 bytes per call from run to run), which
-                // is not a leak.
-                if heapPerCall > Self.foundationNetworkingBytesPerRequest {
+                // the heap in use where it can be read: the bombs' bodies, which
+                // FoundationNetworking buffers on its own queue, leave its
+                // resident memory fragmented (90–430 bytes per call from run to
+                // run), which is not a leak.
+                let (measure, name) =
+                    heapPerCall.map { ($0, "the heap in use") } ?? (perCall, "resident memory")
+                if measure > Self.foundationNetworkingBytesPerRequest {
                     failures.append(
                         String(
-                            format:
-                                "the heap in use grew %.0f bytes per call, more than FoundationNetworking's own %.0f",
-                            heapPerCall, Self.foundationNetworkingBytesPerRequest))
+                            format: "%@ grew %.0f bytes per call, more than FoundationNetworking's own %.0f",
+                            name, measure, Self.foundationNetworkingBytesPerRequest))
                 }
             } else {
                 if growth > allowedGrowth {
@@ -119,7 +123,7 @@ struct Soak: AsyncParsableCommand {
                 }
                 // A leak of a few dozen bytes per call hides within 10 % of
                 // resident memory over 100,000 calls; the heap shows it.
-                if heapPerCall > Self.leakBytesPerCall {
+                if let heapPerCall, heapPerCall > Self.leakBytesPerCall {
                     failures.append(String(format: "the heap in use grew %.0f bytes per call", heapPerCall))
                 }
             }
@@ -173,7 +177,7 @@ struct Soak: AsyncParsableCommand {
             print(
                 String(
                     format: "%10d  %8.1f  %8.1f  %4d  %12.1f  %8.0f", row.done,
-                    Double(row.gauges.residentKiB) / 1024, Double(row.gauges.heapInUseKiB) / 1024,
+                    Double(row.gauges.residentKiB) / 1024, Double(row.gauges.heapInUseKiB ?? 0) / 1024,
                     row.gauges.openFiles, row.cpuMicrosPerCall, row.callsPerSecond))
         }
         await shutdown()
