@@ -46,6 +46,7 @@ final class ClientServices: Sendable {
     ///   - stored: For a caller that takes every delivery: where a cache's
     ///     deliveries before the call's own result go.
     /// - Returns: The reply, or the error the call ended with.
+    @inline(__always)
     func run<Response>(
         _ endpoint: Endpoint<Response>, plugins: [any Plugin],
         progress: (@Sendable (TransferProgress) -> Void)?,

@@ -29,7 +29,9 @@ struct CallPipeline: Sendable {
         -> Ending<Response>
     {
         var state = start
-        state.deliverStored = stored.map { Self.storedDeliveries(endpoint.serializer, $0) }
+        // Not `stored.map`: Optional.map over a closure type looks the
+        // function type's metadata up at run time on every call.
+        if let stored { state.deliverStored = Self.storedDeliveries(endpoint.serializer, stored) }
         defer { state.membership?.leave() }
         var outcome = await pass(&state)  // .endpointMapping … .process
         let cached = state.cacheStage != nil
