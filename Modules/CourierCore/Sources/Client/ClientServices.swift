@@ -47,7 +47,7 @@ final class ClientServices: Sendable {
     ///     deliveries before the call's own result go.
     /// - Returns: The reply, or the error the call ended with.
     @inline(__always)
-    func run<Response>(
+    nonisolated(nonsending) func run<Response>(
         _ endpoint: Endpoint<Response>, plugins: [any Plugin],
         progress: (@Sendable (TransferProgress) -> Void)?,
         role: CacheRole, stored: StoredDeliverySink<Response>?

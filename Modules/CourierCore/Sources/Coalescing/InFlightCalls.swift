@@ -55,7 +55,8 @@ final class InFlightCalls: Sendable {
     /// flight: same request key, same endpoint, same declared principals.
     /// A pass whose per-attempt interceptors or plugins did not declare what
     /// they add runs alone (``PassIdentity``).
-    static func attempts(_ request: OutgoingRequest, _ state: CallState) async throws(CourierError)
+    nonisolated(nonsending) static func attempts(_ request: OutgoingRequest, _ state: CallState)
+        async throws(CourierError)
         -> RawResponse
     {
         guard mayShare(request, state), let identity = state.identity, identity.isDeclared,
@@ -69,7 +70,7 @@ final class InFlightCalls: Sendable {
         return try await state.plan.call.services.inFlight.share(key, request, state)
     }
 
-    private func share(_ key: Key, _ request: OutgoingRequest, _ call: CallState)
+    nonisolated(nonsending) private func share(_ key: Key, _ request: OutgoingRequest, _ call: CallState)
         async throws(CourierError) -> RawResponse
     {
         let (flight, caller, leads) = state.withLock { state in
@@ -108,7 +109,9 @@ final class InFlightCalls: Sendable {
     }
 
     /// Waits for the exchange; the caller's task or call cancellation ends its wait alone.
-    private func wait(_ key: Key, _ flight: UInt64, _ caller: UInt64, _ call: CallState) async
+    nonisolated(nonsending) private func wait(
+        _ key: Key, _ flight: UInt64, _ caller: UInt64, _ call: CallState
+    ) async
         -> Result<RawResponse, CourierError>
     {
         let leave: @Sendable () -> Void = { [self] in self.leave(key, flight, caller, call) }

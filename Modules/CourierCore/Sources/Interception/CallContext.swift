@@ -1,13 +1,18 @@
 /// What interceptors and plugins know about the call they are part of.
 public struct CallContext: Sendable {
+    /// What stays the same for the whole call, held once: a context is
+    /// copied into every stage and attempt, and a copy then costs one
+    /// reference instead of one per field.
+    private let fixed: Fixed
+
     /// A number unique to this call within the process, for correlating logs.
-    public let callID: UInt64
+    public var callID: UInt64 { fixed.callID }
     /// The route.
-    public let route: Route
+    public var route: Route { fixed.route }
     /// The node the call goes to.
-    public let node: Node
+    public var node: Node { fixed.node }
     /// The environment the base URL was chosen for.
-    public let environment: ServerEnvironment
+    public var environment: ServerEnvironment { fixed.environment }
     /// The attempt, from 1, for per-attempt interceptors and plugins; 0 in the
     /// per-call tier, which runs around all attempts. Numbers go on across
     /// every `next` a per-call interceptor makes and across replays.
@@ -15,32 +20,30 @@ public struct CallContext: Sendable {
     /// Whether the endpoint wants its calls authenticated: `false` for one
     /// marked ``Endpoint/withoutAuthentication()``, which an
     /// ``Authenticator`` (and any interceptor of yours that signs) leaves alone.
-    public let authenticates: Bool
+    public var authenticates: Bool { fixed.authenticates }
     /// Cancellation of the call from outside its task (``APIClient/cancelAll()``,
     /// a concurrency policy): an interceptor that waits for something of
     /// its own (a token refresh) stops waiting when it fires. `nil` in a
     /// context made by hand.
-    public let cancellation: CallCancellation?
+    public var cancellation: CallCancellation? { fixed.cancellation }
     /// Which pass through the pipeline this is: 0 for the call's first, then
     /// 1, 2, … for each time a response handler ran the call again.
     public internal(set) var replay: Int
     /// Whether the call is part of an ``Authenticator``'s refresh (made by a
     /// ``CredentialProvider``'s `refresh`): it passes that authenticator
     /// unsigned. For logs, and for interceptors that sign requests of their own.
-    public let isCredentialRefresh: Bool
+    public var isCredentialRefresh: Bool { fixed.isCredentialRefresh }
     /// Whether a response cache started the call in the background, to
     /// refresh a stored response it answered with (`stale-while-revalidate`,
     /// or the `alsoNetwork` read modes): nobody awaits its result, so a
     /// plugin's ``Plugin/process(_:context:)`` is where its failure is seen.
-    public let isBackgroundRefresh: Bool
+    public var isBackgroundRefresh: Bool { fixed.isBackgroundRefresh }
     /// What the client running the call shares; `nil` in a context made by hand.
-    let services: ClientServices?
+    var services: ClientServices? { fixed.services }
 
-    /// The name given at creation, when one was.
-    private let givenName: String?
     /// What other Courier modules keep on the endpoint (an access token
     /// plugin's authorization type).
-    package var attachments = EndpointAttachments()
+    package var attachments: EndpointAttachments { fixed.attachments }
     /// The request body about to be sent, for plugins of Courier's own
     /// (``Plugin`` hooks see the head only); set for each attempt.
     package var requestBody: RequestBody?
@@ -50,25 +53,19 @@ public struct CallContext: Sendable {
     package var client: APIClient? { services.map(APIClient.init(services:)) }
 
     /// The endpoint's name for logs: its route with placeholders, e.g. `GET users/{id}`.
-    public var name: String { givenName ?? route.description }
+    public var name: String { fixed.givenName ?? route.description }
 
     /// Creates a context; the client makes these, tests may too.
     public init(
         callID: UInt64, name: String, route: Route, node: Node, environment: ServerEnvironment, attempt: Int,
         replay: Int = 0, authenticates: Bool = true, cancellation: CallCancellation? = nil
     ) {
-        self.callID = callID
-        self.givenName = name
-        self.route = route
-        self.node = node
-        self.environment = environment
+        self.fixed = Fixed(
+            callID: callID, givenName: name, route: route, node: node, environment: environment,
+            authenticates: authenticates, cancellation: cancellation, isCredentialRefresh: false,
+            isBackgroundRefresh: false, services: nil, attachments: EndpointAttachments())
         self.attempt = attempt
         self.replay = replay
-        self.authenticates = authenticates
-        self.cancellation = cancellation
-        self.isCredentialRefresh = false
-        self.isBackgroundRefresh = false
-        self.services = nil
     }
 
     /// The pipeline's context: the name is the route's, made only when read.
@@ -77,18 +74,45 @@ public struct CallContext: Sendable {
         authenticates: Bool, cancellation: CallCancellation?, attachments: EndpointAttachments,
         services: ClientServices, isCredentialRefresh: Bool, isBackgroundRefresh: Bool
     ) {
-        self.attachments = attachments
-        self.callID = callID
-        self.givenName = nil
-        self.route = route
-        self.node = node
-        self.environment = environment
+        self.fixed = Fixed(
+            callID: callID, givenName: nil, route: route, node: node, environment: environment,
+            authenticates: authenticates, cancellation: cancellation,
+            isCredentialRefresh: isCredentialRefresh, isBackgroundRefresh: isBackgroundRefresh,
+            services: services, attachments: attachments)
         self.attempt = 0
         self.replay = replay
-        self.authenticates = authenticates
-        self.cancellation = cancellation
-        self.services = services
-        self.isCredentialRefresh = isCredentialRefresh
-        self.isBackgroundRefresh = isBackgroundRefresh
+    }
+
+    /// The call's unchanging facts (immutable, so sharing one is safe).
+    private final class Fixed: Sendable {
+        let callID: UInt64
+        let givenName: String?
+        let route: Route
+        let node: Node
+        let environment: ServerEnvironment
+        let authenticates: Bool
+        let cancellation: CallCancellation?
+        let isCredentialRefresh: Bool
+        let isBackgroundRefresh: Bool
+        let services: ClientServices?
+        let attachments: EndpointAttachments
+
+        init(
+            callID: UInt64, givenName: String?, route: Route, node: Node, environment: ServerEnvironment,
+            authenticates: Bool, cancellation: CallCancellation?, isCredentialRefresh: Bool,
+            isBackgroundRefresh: Bool, services: ClientServices?, attachments: EndpointAttachments
+        ) {
+            self.callID = callID
+            self.givenName = givenName
+            self.route = route
+            self.node = node
+            self.environment = environment
+            self.authenticates = authenticates
+            self.cancellation = cancellation
+            self.isCredentialRefresh = isCredentialRefresh
+            self.isBackgroundRefresh = isBackgroundRefresh
+            self.services = services
+            self.attachments = attachments
+        }
     }
 }

@@ -10,7 +10,7 @@ import HTTPTypes
 /// policy, which says stop, or wait and go round again.
 enum AttemptStage {
     /// Runs attempts until one succeeds or the retry policy stops.
-    static func run(_ request: OutgoingRequest, _ state: CallState)
+    nonisolated(nonsending) static func run(_ request: OutgoingRequest, _ state: CallState)
         async throws(CourierError) -> RawResponse
     {
         let settings = state.settings
@@ -86,9 +86,11 @@ enum AttemptStage {
     /// Begins an attempt — its number and its share of the deadline — and runs it.
     /// - Returns: The attempt's number (0 when the deadline left no time to
     ///   begin one) and how it ended.
-    private static func begin(_ request: OutgoingRequest, _ state: CallState) async -> (
-        Int, Result<RawResponse, CourierError>
-    ) {
+    nonisolated(nonsending) private static func begin(_ request: OutgoingRequest, _ state: CallState) async
+        -> (
+            Int, Result<RawResponse, CourierError>
+        )
+    {
         let settings = state.settings
         let number: Int
         let remaining: Duration?
@@ -115,7 +117,7 @@ enum AttemptStage {
 
     /// The client's circuit breaker around one attempt: refuses it while the
     /// origin's circuit is open, and records how it ended.
-    private static func guarded(
+    nonisolated(nonsending) private static func guarded(
         _ request: OutgoingRequest, number: Int, timeout: Duration?, _ state: CallState
     ) async throws(CourierError) -> RawResponse {
         guard let breaker = state.settings.circuitBreaker else {
@@ -134,7 +136,7 @@ enum AttemptStage {
     }
 
     /// One attempt: the per-attempt chain around the exchange, then validation.
-    private static func attempt(
+    nonisolated(nonsending) private static func attempt(
         _ request: OutgoingRequest, number: Int, timeout: Duration?, _ state: CallState
     )
         async throws(CourierError) -> RawResponse
@@ -222,7 +224,7 @@ enum AttemptStage {
     /// for the rest, joins a 206 to them, keeps what a failed transfer
     /// received, and asks once more for the whole file when the kept bytes
     /// do not fit the answer (``DownloadResume``).
-    private static func transfer(
+    nonisolated(nonsending) private static func transfer(
         _ request: OutgoingRequest, context: CallContext, _ options: TransportOptions,
         _ resume: DownloadResume?, _ staging: DownloadStaging?, keyed: HTTPRequest?, _ state: CallState
     ) async throws(CourierError) -> RawResponse {
@@ -255,7 +257,7 @@ enum AttemptStage {
     /// Every `willSend` is matched by one `didReceive`. With `keyed`, the
     /// credential fields must still be the ones the cache and coalescing
     /// keyed the call with (``PassIdentity/checkUnchanged(_:against:)``).
-    private static func exchange(
+    nonisolated(nonsending) private static func exchange(
         _ request: OutgoingRequest, context: CallContext, options: TransportOptions, keyed: HTTPRequest?,
         _ state: CallState
     ) async throws(CourierError) -> RawResponse {

@@ -25,7 +25,7 @@ extension CallPipeline {
     /// attempt; a stored response delivered first is validated and decoded
     /// before the network is asked; whatever the network answers goes back
     /// through the cache (a 304 becomes the stored response).
-    static func cacheStage(
+    nonisolated(nonsending) static func cacheStage(
         _ request: OutgoingRequest, _ stage: any CachePass, _ state: CallState,
         next: @Sendable (OutgoingRequest) async throws(CourierError) -> RawResponse
     ) async throws(CourierError) -> RawResponse {
@@ -73,7 +73,7 @@ extension CallPipeline {
     /// asked instead; a model decoded from the network (or a revalidated
     /// response) is offered to the cache; a refresh the cache asked for
     /// starts in the background.
-    func settleCache<Response>(
+    nonisolated(nonsending) func settleCache<Response>(
         _ result: Result<Response, CourierError>, _ outcome: inout Outcome, _ endpoint: Endpoint<Response>,
         _ state: inout CallState, stored sink: StoredDeliverySink<Response>?
     ) async -> Result<Response, CourierError> {

@@ -23,7 +23,7 @@ struct CallPipeline: Sendable {
     ///   - stored: For a caller that takes every delivery: where the cache's
     ///     deliveries before the call's own result go.
     /// - Returns: The reply, or the error the call ended with.
-    func run<Response>(
+    nonisolated(nonsending) func run<Response>(
         _ endpoint: Endpoint<Response>, _ start: CallState, stored: StoredDeliverySink<Response>? = nil
     ) async
         -> Ending<Response>
@@ -81,7 +81,7 @@ struct CallPipeline: Sendable {
 
     /// `.responseHandlers` and `.finish` for an endpoint with response
     /// handlers: their decision, then a replay (another pass) or the end.
-    private func handle<Response>(
+    nonisolated(nonsending) private func handle<Response>(
         _ first: Result<Response, CourierError>, _ firstOutcome: Outcome, _ endpoint: Endpoint<Response>,
         _ state: inout CallState, stored: StoredDeliverySink<Response>?
     ) async -> Ending<Response> {
@@ -108,7 +108,7 @@ struct CallPipeline: Sendable {
     }
 
     /// The stages from `.endpointMapping` to `.process`, once.
-    func pass(_ state: inout CallState) async -> Outcome {
+    nonisolated(nonsending) func pass(_ state: inout CallState) async -> Outcome {
         var outcome: Outcome
         state.emit(.passStarted)
         do throws(CourierError) {
@@ -147,7 +147,7 @@ struct CallPipeline: Sendable {
 
     /// `.endpointMapping`: the client's endpoint mapping, step by step; the settings and the
     /// context follow the mapped spec.
-    private func mapEndpoint(_ state: inout CallState) async throws(CourierError) {
+    nonisolated(nonsending) private func mapEndpoint(_ state: inout CallState) async throws(CourierError) {
         let steps = state.settings.mapping.steps
         guard !steps.isEmpty else { return }
         var spec = state.plan.spec
@@ -164,7 +164,7 @@ struct CallPipeline: Sendable {
 
     /// `.parameterInterceptors`, client's then the endpoint's: the query, then
     /// a form or JSON body's parameters.
-    private func interceptParameters(_ state: inout CallState)
+    nonisolated(nonsending) private func interceptParameters(_ state: inout CallState)
         async throws(CourierError)
     {
         let interceptors = state.settings.parameterInterceptors
@@ -183,7 +183,7 @@ struct CallPipeline: Sendable {
         state.plan = state.plan.intercepted(spec)
     }
 
-    private static func intercepting(
+    nonisolated(nonsending) private static func intercepting(
         _ parameters: Parameters, _ location: ParameterLocation, _ interceptor: ParameterInterceptor,
         _ context: CallContext
     ) async throws(CourierError) -> Parameters {
@@ -203,7 +203,7 @@ struct CallPipeline: Sendable {
 
     /// `.callInterceptors`, `.responseCache` and `.attemptLoop`: per-call interceptors around the cache (when it takes
     /// part) around the attempt loop.
-    private func callChain(_ request: OutgoingRequest, _ state: CallState) async
+    nonisolated(nonsending) private func callChain(_ request: OutgoingRequest, _ state: CallState) async
         -> Outcome
     {
         let interceptors = state.settings.callInterceptors
@@ -226,7 +226,7 @@ struct CallPipeline: Sendable {
 
     /// The end of the per-call chain: the cache around the attempt loop, or the loop alone.
     @inline(__always)
-    private static func innermost(_ request: OutgoingRequest, _ state: CallState)
+    nonisolated(nonsending) private static func innermost(_ request: OutgoingRequest, _ state: CallState)
         async throws(CourierError) -> RawResponse
     {
         guard let stage = state.cacheStage else { return try await InFlightCalls.attempts(request, state) }
@@ -238,20 +238,24 @@ struct CallPipeline: Sendable {
     /// `.validation` of the chain's response: a no-op for one this call's
     /// attempt validated and the chain passed back unchanged.
     private func validate(_ outcome: inout Outcome, _ state: CallState) {
-        guard case .success(var response) = outcome, !ValidationStage.isValidated(response, by: state) else {
-            return
-        }
-        do throws(CourierError) {
-            try ValidationStage.validate(
-                &response, state, request: state.request?.head, attempt: state.budget.attempts)
-            outcome = .success(response)
-        } catch {
+        // Taken out and put back (moves, not copies: a copy of a response
+        // retains every part of it, and this runs twice per call).
+        switch consume outcome {
+        case .failure(let error):
             outcome = .failure(error)
+        case .success(var response):
+            do throws(CourierError) {
+                try ValidationStage.validate(
+                    &response, state, request: state.request?.head, attempt: state.budget.attempts)
+                outcome = .success(response)
+            } catch {
+                outcome = .failure(error)
+            }
         }
     }
 
     /// `.process`: plugins' `process`, in order, once per pass.
-    private func process(_ outcome: inout Outcome, _ state: CallState) async {
+    nonisolated(nonsending) private func process(_ outcome: inout Outcome, _ state: CallState) async {
         for plugin in state.settings.plugins {
             outcome = await plugin.process(outcome, context: state.context)
         }
@@ -288,7 +292,7 @@ struct CallPipeline: Sendable {
 
     /// `.responseHandlers`, as a chain: each sees the result the one before
     /// delivered; the first that asks to run the call again decides.
-    private func respond<Response>(
+    nonisolated(nonsending) private func respond<Response>(
         _ result: Result<Response, CourierError>, _ response: RawResponse?, _ endpoint: Endpoint<Response>,
         _ state: CallState
     ) async -> Decision<Response> {
@@ -316,7 +320,7 @@ struct CallPipeline: Sendable {
 
     /// Before a replay: the limit on replays, then the wait.
     /// - Returns: Why the call stops instead, or `nil` to replay.
-    private func waitToReplay(
+    nonisolated(nonsending) private func waitToReplay(
         _ delay: Duration, _ response: RawResponse?, _ outcome: Outcome, _ state: CallState
     )
         async -> CourierError?

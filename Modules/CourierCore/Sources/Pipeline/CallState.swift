@@ -43,12 +43,14 @@ struct CallState: Sendable {
     var settings: CallSettings { plan.settings }
 
     /// Tells the monitors of `kind`, for attempt `attempt` when it is about one.
-    func emit(_ kind: CallEvent.Kind, attempt: Int? = nil) {
+    /// The event is built only when a monitor listens: most calls have none,
+    /// and building one copies what it carries (a request head, a result).
+    func emit(_ kind: @autoclosure () -> CallEvent.Kind, attempt: Int? = nil) {
         let monitors = settings.monitors
         guard !monitors.isEmpty else { return }
         var context = self.context
         if let attempt { context.attempt = attempt }
-        CallEvent.deliver(kind, context: context, to: monitors)
+        CallEvent.deliver(kind(), context: context, to: monitors)
     }
 
     init(id: UInt64, plan: PassPlan, cancellation: CallCancellation) {

@@ -4,7 +4,7 @@ enum ConnectivityWait {
     /// The caller has found the network down. Returns once `monitor`
     /// reports online (`true`, at once if it already is), once `bound` has
     /// passed on `clock`, or once the task or the call is cancelled (`false`).
-    static func untilOnline(
+    nonisolated(nonsending) static func untilOnline(
         _ monitor: any NetworkMonitor, bound: Duration, clock: any CourierClock,
         cancellation: CallCancellation
     ) async -> Bool {

@@ -9,7 +9,9 @@ import HTTPTypes
 /// `RecordingTransport`).
 enum HopStage {
     /// Sends `request` through the client's transport, following redirects.
-    static func send(_ request: OutgoingRequest, options: TransportOptions, _ state: CallState, attempt: Int)
+    nonisolated(nonsending) static func send(
+        _ request: OutgoingRequest, options: TransportOptions, _ state: CallState, attempt: Int
+    )
         async throws -> RawResponse
     {
         let settings = state.settings
@@ -29,7 +31,7 @@ enum HopStage {
 
     /// Opens `request` as a stream, following redirects: each hop's head
     /// within the attempt's timeout, the last hop's body left open.
-    static func stream(
+    nonisolated(nonsending) static func stream(
         _ request: OutgoingRequest, options: TransportOptions, through transport: any StreamingTransport,
         _ settings: CallSettings
     ) async throws -> StreamingResponse {

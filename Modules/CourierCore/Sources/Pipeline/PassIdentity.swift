@@ -22,7 +22,8 @@ package enum PassIdentity: Sendable, Equatable {
     /// The declarations of a pass's per-attempt interceptors and plugins.
     /// - Throws: What a component's ``CredentialDeclaring/credentialIdentity(for:)``
     ///   threw, as its own hook's error would be (naming it).
-    static func of(_ settings: CallSettings, _ context: CallContext) async throws(CourierError)
+    nonisolated(nonsending) static func of(_ settings: CallSettings, _ context: CallContext)
+        async throws(CourierError)
         -> PassIdentity
     {
         var principals: [String] = []
