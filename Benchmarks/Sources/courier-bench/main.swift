@@ -12,7 +12,7 @@ import AsyncHTTPClient
 import BenchSupport
 import CRawCurl
 import CourierAsyncHTTPClient
-import CourierCore
+@_spi(Transport) import CourierCore
 import CourierCurl
 import CourierURLSession
 import Foundation

@@ -10,7 +10,7 @@
 
 import AsyncHTTPClient
 import BenchSupport
-import CourierCore
+@_spi(Transport) import CourierCore
 import CourierCurl
 import Foundation
 import HTTPTypes

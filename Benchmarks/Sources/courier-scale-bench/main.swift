@@ -14,7 +14,7 @@
 // holds a connection of its own. The process needs ~11,000 descriptors.
 
 import BenchSupport
-import CourierCore
+@_spi(Transport) import CourierCore
 import CourierCurl
 import Foundation
 import HTTPTypes
