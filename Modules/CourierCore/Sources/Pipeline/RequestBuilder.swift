@@ -22,13 +22,14 @@ enum RequestBuilder {
         } else if path.isEmpty {
             path = "/"
         }
-        var queries = [try encoding.encode(spec.query)]
-        if let baseQuery = base.query { queries.insert(baseQuery, at: 0) }
+        // The base URL's query, the parameters, then the endpoint's encoded
+        // query, joined by "&" (appended in place: most calls have none).
+        var query = base.query ?? ""
+        join(&query, try encoding.encode(spec.query))
         if let encoded = spec.encodedQuery {
             try checkQuery(encoded)
-            queries.append(encoded)
+            join(&query, encoded)
         }
-        let query = queries.filter { !$0.isEmpty }.joined(separator: "&")
         if !query.isEmpty {
             path += "?"
             path += query
@@ -48,6 +49,12 @@ enum RequestBuilder {
             headerFields: headers
         )
         return OutgoingRequest(head: head, body: body)
+    }
+
+    private static func join(_ query: inout String, _ part: String) {
+        guard !part.isEmpty else { return }
+        if !query.isEmpty { query += "&" }
+        query += part
     }
 
     private static func makeBody(_ content: Content, _ encoding: ParameterEncoding) throws(CourierError) -> (

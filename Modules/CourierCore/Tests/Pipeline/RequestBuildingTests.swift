@@ -86,6 +86,19 @@ struct RequestBuildingTests {
         #expect(record.head.authority == "127.0.0.1:8080")
     }
 
+    @Test func theBaseQueryTheParametersAndAnEncodedQueryJoinInOrder() async throws {
+        let node = Node("n", baseURL: "https://h.example/api?key=k1")
+        let all = try await sent(
+            Endpoint<RawResponse>(.get("ping"), on: node, query: ["a": 1]).encodedQuery("sig=s"))
+        #expect(all.head.path == "/api/ping?key=k1&a=1&sig=s")
+        let baseOnly = try await sent(Endpoint<RawResponse>(.get("ping"), on: node))
+        #expect(baseOnly.head.path == "/api/ping?key=k1")
+        let encodedOnly = try await sent(Endpoint<RawResponse>(.get("ping"), on: .api).encodedQuery("sig=s"))
+        #expect(encodedOnly.head.path == "/v1/ping?sig=s")
+        let none = try await sent(Endpoint<RawResponse>(.get("ping"), on: .api))
+        #expect(none.head.path == "/v1/ping")
+    }
+
     @Test func environmentSwitchChoosesTheBaseURL() async throws {
         let node = Node(
             "n", urls: [.production: "https://prod.example", .development: "https://dev.example"])
