@@ -9,6 +9,14 @@ import HTTPTypes
 ///
 /// Each stage takes the ``CallState`` (`inout`: taken and given back
 /// without a copy) and nothing else carries state between stages.
+///
+/// The stages' async functions (here, in ``AttemptStage``, ``HopStage``,
+/// `InFlightCalls` and the cache's) are `nonisolated(nonsending)`: they run
+/// on the executor of the public call that reached them — the global one,
+/// or CurlTransport's thread in executor mode — instead of each hopping to
+/// the global executor on entry. The public entry points (`APIClient.send`
+/// and its siblings) are ordinary nonisolated async functions, so a call
+/// made on the main actor still leaves it once, at the top.
 struct CallPipeline: Sendable {
     /// What a pass produced, before decoding.
     typealias Outcome = Result<RawResponse, CourierError>
