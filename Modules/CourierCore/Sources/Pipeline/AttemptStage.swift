@@ -86,11 +86,9 @@ enum AttemptStage {
     /// Begins an attempt — its number and its share of the deadline — and runs it.
     /// - Returns: The attempt's number (0 when the deadline left no time to
     ///   begin one) and how it ended.
-    nonisolated(nonsending) private static func begin(_ request: OutgoingRequest, _ state: CallState) async
-        -> (
-            Int, Result<RawResponse, CourierError>
-        )
-    {
+    nonisolated(nonsending) private static func begin(
+        _ request: OutgoingRequest, _ state: CallState
+    ) async -> (Int, Result<RawResponse, CourierError>) {
         let settings = state.settings
         let number: Int
         let remaining: Duration?
