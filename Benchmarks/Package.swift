@@ -18,6 +18,8 @@ let package = Package(
         // Named, so the root checkout can live in a folder of any name.
         .package(name: "Courier", path: "..", traits: ["AsyncHTTPClient"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // For the bare SwiftNIO server courier-mock is measured against.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // The baseline: libcurl driven from C, as an application in C would.
@@ -66,5 +68,14 @@ let package = Package(
             "courier-typed-bench", ["CRawCurl"],
             courier: ["CourierCurl", "CourierJansson", "CourierCodable"],
             ahc: true),
+        // The SwiftNIO floor under courier-mock (scripts/bench-mock): the
+        // same decoder and event loops, a fixed answer, nothing else.
+        .executableTarget(
+            name: "nio-floor-server",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
     ]
 )

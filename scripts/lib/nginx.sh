@@ -10,6 +10,21 @@
 
 source scripts/lib/common.sh
 
+# The machine as a run finds it, for the results it writes (BenchSupport puts
+# $BENCH_MACHINE under the tables): the commit, the hardware, the load at the
+# start, the libraries measured.
+bench_machine_state() {
+    local commit
+    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    [[ -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]] || commit+=" with uncommitted changes"
+    echo "- started $(date -u '+%Y-%m-%d %H:%M UTC') at commit $commit"
+    echo "- $(nproc) cores ($(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), Linux $(uname -r)"
+    echo "- load average at the start $(cut -d' ' -f1-3 /proc/loadavg), up $(awk '{printf "%.1f h", $1 / 3600}' /proc/uptime)"
+    echo "- libcurl $(curl-config --version 2>/dev/null | cut -d' ' -f2 || echo '?'), $(swift --version 2>/dev/null | head -n 1 | sed 's/ (.*//')"
+}
+BENCH_MACHINE=$(bench_machine_state)
+export BENCH_MACHINE
+
 ensure_nginx() {
     command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || ensure_debian_packages nginx-light
     nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)

@@ -63,7 +63,8 @@ public final class BenchReport {
     }
 
     /// When `BENCH_OUTPUT` names a directory, writes the printed tables to
-    /// `name.md` there and `chart` to `name.svg`, and says where.
+    /// `name.md` there (followed by `BENCH_MACHINE`, the machine's state as
+    /// the script found it) and `chart` to `name.svg`, and says where.
     public func write(name: String, chart: BarChart) {
         guard let directory = ProcessInfo.processInfo.environment["BENCH_OUTPUT"], !directory.isEmpty else {
             return
@@ -73,8 +74,12 @@ public final class BenchReport {
         let svg = folder.appendingPathComponent("\(name).svg")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let text = (["# \(chart.title)", "", "![\(chart.caption)](\(name).svg)", ""] + lines).joined(
-                separator: "\n")
+            let machine = ProcessInfo.processInfo.environment["BENCH_MACHINE"].map {
+                ["", "## Machine", "", $0]
+            }
+            let text =
+                (["# \(chart.title)", "", "![\(chart.caption)](\(name).svg)", ""] + lines + (machine ?? []))
+                .joined(separator: "\n")
             try Data((text + "\n").utf8).write(to: markdown, options: .atomic)
             try chart.write(to: svg)
             report("wrote \(markdown.path) and \(svg.path)")
