@@ -16,7 +16,8 @@ source scripts/lib/common.sh
 bench_machine_state() {
     local commit
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-    [[ -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]] || commit+=" with uncommitted changes"
+    # The run's own tables, written as it goes, do not count as changes.
+    [[ -z $(git status --porcelain --untracked-files=no -- . ':!Benchmarks/results' 2>/dev/null) ]] || commit+=" with uncommitted changes"
     echo "- started $(date -u '+%Y-%m-%d %H:%M UTC') at commit $commit"
     echo "- $(nproc) cores ($(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), Linux $(uname -r)"
     echo "- load average at the start $(cut -d' ' -f1-3 /proc/loadavg), up $(awk '{printf "%.1f h", $1 / 3600}' /proc/uptime)"
