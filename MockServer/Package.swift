@@ -23,6 +23,8 @@ let package = Package(
         // private CA included (the same client CourierAsyncHTTPClient wraps).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Reading OpenAPI documents written in YAML (serve --openapi).
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // SHA-256 from the system's OpenSSL libcrypto (Debian: libssl-dev).
@@ -44,6 +46,7 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Yams", package: "Yams"),
             ],
             path: "Sources/CourierMockServer"
         ),

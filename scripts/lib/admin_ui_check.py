@@ -149,5 +149,34 @@ def main():
         browser.close()
 
 
+def main_openapi():
+    """The page beside a served OpenAPI document: each row names its
+    operation, and a request that breaks the document lists its findings."""
+    base, screenshot = sys.argv[1], sys.argv[2]
+    assert request(base, "GET", "/books?limit=5") == 200
+    browser = Browser()
+    try:
+        browser.open(base + "/__admin/ui")
+        browser.wait_for("the valid request", "document.querySelectorAll('tr[data-seq]').length === 1")
+        assert request(base, "GET", "/books?genre=cooking&limit=500") == 400
+        browser.wait_for("the refused request's row", "document.querySelectorAll('tr[data-seq]').length === 2")
+        operations = browser.wait_for(
+            "the operation column",
+            "[...document.querySelectorAll('tr[data-seq]')].map(r => r.cells[5].textContent).join()")
+        if operations != "listBooks,listBooks":
+            sys.exit(f"check-admin-ui: the operation column said {operations!r}")
+        browser.evaluate("document.querySelector('tr[data-seq=\"2\"]').click()")
+        findings = browser.wait_for(
+            "the findings",
+            "[...document.querySelectorAll('.finding-line')].map(e => e.textContent).join('\\n')")
+        for expected in ("schema/enum at /query/genre/0", "schema/maximum at /query/limit"):
+            if expected not in findings:
+                sys.exit(f"check-admin-ui: the findings said {findings!r}, not {expected!r}")
+        browser.screenshot(screenshot)
+        print(f"check-admin-ui: the OpenAPI page named the operation and the findings; screenshot {screenshot}")
+    finally:
+        browser.close()
+
+
 if __name__ == "__main__":
-    main()
+    main_openapi() if sys.argv[3:] == ["openapi"] else main()

@@ -52,6 +52,14 @@ public final class MockServer: Sendable {
         /// admin API's) is forwarded to the target and the exchange kept for
         /// ``MockServer/writeRecording(to:)``.
         public var recording: RecordingOptions?
+        /// An OpenAPI 3.0 or 3.1 document (YAML or JSON) to serve and check
+        /// requests against: a request that breaks it is refused with problem
+        /// details (RFC 9457); a valid one no stub takes is answered from the
+        /// document's examples or schemas.
+        public var openAPI: URL?
+        /// The seed of the values made from the document's schemas: the same
+        /// seed, the same answers.
+        public var openAPISeed: UInt64 = 0
 
         /// Creates a configuration; every argument has a default.
         public init(
@@ -107,8 +115,10 @@ public final class MockServer: Sendable {
         state.withLockedValue { $0.listener = listener }
     }
 
-    /// Loads the contracts and starts listening.
-    /// - Throws: ``ContractError`` for a bad contract file; a NIO error when the port cannot be bound.
+    /// Loads the contracts (and the OpenAPI document) and starts listening.
+    /// - Throws: ``ContractError`` for a bad contract file, ``SpecError`` for
+    ///   an OpenAPI document that cannot be read; a NIO error when the port
+    ///   cannot be bound.
     public static func start(_ configuration: Configuration = .init()) async throws -> MockServer {
         var stubs =
             try configuration.contracts.map { directory throws(ContractError) in
@@ -116,7 +126,8 @@ public final class MockServer: Sendable {
             } ?? []
         stubs += configuration.stubs
         let recorder = try configuration.recording.map(Recorder.init)
-        let core = ServerCore(configuration: configuration, stubs: stubs, recorder: recorder)
+        let spec = try configuration.openAPI.map { url throws(SpecError) in try OpenAPISpec(contentsOf: url) }
+        let core = ServerCore(configuration: configuration, stubs: stubs, recorder: recorder, spec: spec)
         let group = MultiThreadedEventLoopGroup.singleton
         let listener = try await bind(
             core: core, group: group, host: configuration.host, port: configuration.port)

@@ -57,13 +57,26 @@ struct Serve: AsyncParsableCommand {
             """)
     var writeContracts: String?
 
+    @Option(
+        help: """
+            An OpenAPI 3.0 or 3.1 document (YAML or JSON): requests are checked against it (a \
+            violation gets a 4xx with problem details) and answered from its examples and schemas \
+            when no stub takes them.
+            """)
+    var openapi: String?
+
+    @Option(help: "The seed of the values made from the OpenAPI document's schemas.")
+    var seed: UInt64 = 0
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
     @Flag(help: "Let non-loopback clients use /__admin.")
     var allowRemoteAdmin = false
 
-    @Flag(inversion: .prefixedNo, help: "Record unmatched requests as failures.")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Record unmatched requests, and requests that break the OpenAPI document, as failures.")
     var strict = true
 
     @Flag(
@@ -102,9 +115,13 @@ struct Serve: AsyncParsableCommand {
                 strict: strict,
                 allowRemoteAdmin: allowRemoteAdmin, logger: logger)
             configuration.refusesForbiddenRequests = refuseForbidden
+            configuration.openAPI = openapi.map { URL(fileURLWithPath: $0) }
+            configuration.openAPISeed = seed
             server = try await MockServer.start(configuration)
         } catch let error as ContractError {
             throw ValidationError("bad contract: \(error)")
+        } catch let error as SpecError {
+            throw ValidationError("bad OpenAPI document: \(error)")
         }
         try Self.announce(server)
 

@@ -31,6 +31,9 @@ enum AdminPage {
           tr.unmatched td { color: #b3261e; }
           .tag { display: inline-block; padding: 0 6px; border-radius: 8px; background: #e3e6ec; }
           .fault { background: #ffe2c2; }
+          .finding { background: #fde2e1; }
+          .finding-line { color: #b3261e; margin: 2px 0; }
+          .finding-line code { color: #1f2430; background: #f6f7f9; padding: 0 3px; }
           section.panel { background: #fff; padding: 8px 12px; margin-bottom: 12px; border: 1px solid #e3e6ec; }
           section.panel h2 { font-size: 13px; margin: 4px 0 8px; }
           pre { background: #f6f7f9; padding: 6px; overflow: auto; max-height: 260px; margin: 4px 0; }
@@ -49,7 +52,7 @@ enum AdminPage {
         <main>
           <div>
             <table id="requests">
-              <thead><tr><th>#</th><th>method</th><th>path</th><th>status</th><th>stub</th><th>fault</th><th>conn/ex</th><th>ms</th></tr></thead>
+              <thead><tr><th>#</th><th>method</th><th>path</th><th>status</th><th>stub</th><th>operation</th><th>fault</th><th>conn/ex</th><th>ms</th></tr></thead>
               <tbody></tbody>
             </table>
             <div class="empty" id="no-requests">No requests yet.</div>
@@ -97,7 +100,9 @@ enum AdminPage {
             row.dataset.seq = entry.sequence;
             cell(row, entry.sequence); cell(row, entry.method); cell(row, path(entry)); cell(row, entry.status ?? "—");
             cell(row, entry.stubID || (entry.builtinRoute ? "built-in " + entry.builtinRoute : "no match"));
-            cell(row, entry.fault || "", entry.fault ? "tag fault" : null);
+            cell(row, entry.operationID || "");
+            cell(row, entry.findings ? entry.findings.length + (entry.findings.length === 1 ? " finding" : " findings") : (entry.fault || ""),
+              entry.findings ? "tag finding" : entry.fault ? "tag fault" : null);
             cell(row, entry.connectionIndex + "/" + entry.exchangeIndex); cell(row, millis(entry));
             row.addEventListener("click", () => { selected = entry.sequence; render(); });
             body.appendChild(row);
@@ -138,6 +143,22 @@ enum AdminPage {
             (entry.fault ? " · fault: " + entry.fault : "") + (entry.delayMs ? " · delay " + entry.delayMs + " ms" : "") +
             " · " + millis(entry) + " ms · " + entry.bytesWritten + " bytes written";
           panel.appendChild(facts);
+          if (entry.operationID) {
+            const operation = document.createElement("div");
+            operation.textContent = "OpenAPI operation: " + entry.operationID;
+            panel.appendChild(operation);
+          }
+          if (entry.findings) {
+            heading(panel, "OpenAPI findings");
+            for (const finding of entry.findings) {
+              const line = document.createElement("div");
+              line.className = "finding-line";
+              const rule = document.createElement("code"); rule.textContent = finding.rule;
+              const pointer = document.createElement("code"); pointer.textContent = finding.pointer || "/";
+              line.append(rule, " at ", pointer, ": " + finding.message + (finding.source ? " (" + finding.source + ")" : ""));
+              panel.appendChild(line);
+            }
+          }
           if (entry.nearMisses) {
             heading(panel, "Near misses");
             if (!entry.nearMisses.length) { const p = document.createElement("div"); p.className = "near-miss"; p.textContent = "no stub came close"; panel.appendChild(p); }

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 
-/// Decides how to answer a complete request: admin API, a stub, a built-in
+/// Decides how to answer a complete request: admin API, a refusal (a wire
+/// rule, the OpenAPI document), a stub, the document's answer, a built-in
 /// route, or a 404 with a near-miss report.
 struct Dispatcher {
     let core: ServerCore
@@ -33,10 +34,13 @@ struct Dispatcher {
             fields.response = RecordedResponse(planned: refusal)
             return Answer(plan: .make(refusal, delayMs: 0, keepAlive: false), journal: fields)
         }
+        let (specCheck, refusal) = checkAgainstSpec(request, keepAlive: keepAlive)
+        if let refusal { return refusal }
         switch core.registry.match(request) {
         case .success(let matched):
             let plan: ResponsePlan
             var fields = JournalFields(matched: matched, status: nil)
+            fields.note(specCheck)
             if let stream = matched.response.eventStream,
                 stream.isDone(after: request.header("Last-Event-ID"))
             {
@@ -61,6 +65,7 @@ struct Dispatcher {
             fields.status = plan.status
             return Answer(plan: plan, journal: fields)
         case .failure(let report):
+            if let answer = answerFromSpec(request, specCheck, keepAlive: keepAlive) { return answer }
             if core.configuration.builtinRoutes, let builtin = BuiltinRoutes.answer(request) {
                 let plan =
                     if let count = builtin.streamedPatternBytes {

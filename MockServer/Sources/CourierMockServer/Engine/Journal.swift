@@ -62,12 +62,17 @@ public struct JournalEntry: Sendable, Encodable {
     public var response: RecordedResponse?
     /// For a request no stub matched: the closest stubs and the matchers that failed.
     public var nearMisses: [NearMiss]?
+    /// The OpenAPI operation the request called (its `operationId`, else
+    /// `METHOD /template`), when the server serves a document.
+    public var operationID: String?
+    /// What the request broke of the OpenAPI document; `nil` when nothing.
+    public var findings: [SpecFinding]?
 
     enum CodingKeys: String, CodingKey {
         case sequence, connectionIndex, exchangeIndex, remoteAddress, stubID, responseIndex, builtinRoute,
             unmatched
         case scenarioName, scenarioStateBefore, scenarioStateAfter, fault, delayMs, status, bytesWritten,
-            timestamps, response, nearMisses
+            timestamps, response, nearMisses, operationID, findings
         case method, uri, headers, body, bodyBase64
     }
 
@@ -100,6 +105,8 @@ public struct JournalEntry: Sendable, Encodable {
         try container.encode(timestamps, forKey: .timestamps)
         try container.encodeIfPresent(response, forKey: .response)
         try container.encodeIfPresent(nearMisses, forKey: .nearMisses)
+        try container.encodeIfPresent(operationID, forKey: .operationID)
+        try container.encodeIfPresent(findings, forKey: .findings)
     }
 }
 

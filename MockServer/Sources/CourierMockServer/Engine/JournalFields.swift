@@ -14,6 +14,10 @@ struct JournalFields: Sendable {
     var response: RecordedResponse?
     /// Why no stub matched, when none did.
     var nearMisses: [NearMiss]?
+    /// The OpenAPI operation the request called, when a document is served.
+    var operationID: String?
+    /// What the request broke of the OpenAPI document.
+    var findings: [SpecFinding]?
 
     init(status: Int?) { self.status = status }
 

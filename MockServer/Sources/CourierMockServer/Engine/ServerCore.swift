@@ -11,6 +11,8 @@ final class ServerCore: Sendable {
     let registry: StubRegistry
     let journal: Journal
     let logger: Logger
+    /// The OpenAPI document requests are checked against and answered from, if any.
+    let spec: OpenAPISpec?
     private let origin = NIODeadline.now().uptimeNanoseconds
     /// The wall-clock time of ``now()``'s zero, for exports that need dates (HAR).
     let startDate = Date()
@@ -55,8 +57,12 @@ final class ServerCore: Sendable {
         }
     }
 
-    init(configuration: MockServer.Configuration, stubs: [StubMapping], recorder: Recorder? = nil) {
+    init(
+        configuration: MockServer.Configuration, stubs: [StubMapping], recorder: Recorder? = nil,
+        spec: OpenAPISpec? = nil
+    ) {
         self.configuration = configuration
+        self.spec = spec
         self.recording = NIOLockedValueBox(recorder)
         self.isRecording = Synchronization.Atomic(recorder != nil)
         self.registry = StubRegistry(stubs: stubs)

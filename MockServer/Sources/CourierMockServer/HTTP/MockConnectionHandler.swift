@@ -265,6 +265,8 @@ final class MockConnectionHandler: ChannelInboundHandler {
                 bodyDone: exchange.bodyDone))
         entry.response = fields.response
         entry.nearMisses = fields.nearMisses
+        entry.operationID = fields.operationID
+        entry.findings = fields.findings
         let sequence = core.journal.record(entry)
         latestSequence = sequence
         return sequence
