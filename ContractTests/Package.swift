@@ -56,7 +56,7 @@ let package = Package(
         // transport, against the mock server (in-process, or MOCK_SERVER_URL).
         .testTarget(
             name: "ContractTests",
-            dependencies: suiteDependencies + ["ShopOpenAPI"],
+            dependencies: suiteDependencies + ["ShopOpenAPI", "PetstoreOpenAPI"],
             path: "Tests"
         ),
         // The shop's client as swift-openapi-generator wrote it from
@@ -65,6 +65,13 @@ let package = Package(
             name: "ShopOpenAPI",
             dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             path: "OpenAPI/ShopAPI/Generated"
+        ),
+        // The Petstore's client, written the same way from
+        // OpenAPI/Petstore/openapi.yaml: courier-mock serves that document to it.
+        .target(
+            name: "PetstoreOpenAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            path: "OpenAPI/Petstore/Generated"
         ),
         // One suite over every transport, against the mock server on real sockets.
         .testTarget(

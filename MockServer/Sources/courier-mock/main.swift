@@ -232,6 +232,17 @@ struct Record: AsyncParsableCommand {
     @Option(help: "Another query parameter whose value must not reach the files (repeatable).")
     var secretQuery: [String] = []
 
+    @Option(
+        help: """
+            An OpenAPI 3.0 or 3.1 document to check every request and the API's every answer \
+            against while recording; findings are logged, journaled and, with --strict, make the \
+            recording fail.
+            """)
+    var openapi: String?
+
+    @Flag(help: "Exit with status 1 when an exchange broke the OpenAPI document.")
+    var strict = false
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -240,16 +251,34 @@ struct Record: AsyncParsableCommand {
         options.secretHeaders += secretHeader
         options.secretFields += secretField
         options.secretQueryParameters += secretQuery
-        let server = try await MockServer.start(
-            .init(host: listen.host, port: listen.port, logger: Serve.logger(logLevel), recording: options))
+        var configuration = MockServer.Configuration(
+            host: listen.host, port: listen.port, strict: strict, logger: Serve.logger(logLevel),
+            recording: options)
+        configuration.openAPI = openapi.map { URL(fileURLWithPath: $0) }
+        let server: MockServer
+        do {
+            server = try await MockServer.start(configuration)
+        } catch let error as SpecError {
+            throw ValidationError("bad OpenAPI document: \(error)")
+        }
         try Serve.announce(server)
         _ = await Serve.waitForTermination()
         let written = try server.writeRecording(to: URL(fileURLWithPath: out))
-        FileHandle.standardError.write(
-            Data(
-                "recorded exchanges: \(server.recordedExchanges); contract files written to \(out): \(written.count)\n"
-                    .utf8))
+        let broken = server.journal.entries.filter { $0.findings != nil }
+        var summary =
+            "recorded exchanges: \(server.recordedExchanges); contract files written to \(out): \(written.count)\n"
+        if openapi != nil {
+            summary += "exchanges that broke the OpenAPI document: \(broken.count)\n"
+            for entry in broken {
+                for finding in entry.findings ?? [] {
+                    summary +=
+                        "  \(entry.request.method) \(entry.request.uri) \(finding.rule) \(finding.pointer): \(finding.message)\n"
+                }
+            }
+        }
+        FileHandle.standardError.write(Data(summary.utf8))
         await server.stop()
+        if strict, !broken.isEmpty { throw ExitCode(1) }
     }
 }
 

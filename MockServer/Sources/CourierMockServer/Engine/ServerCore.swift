@@ -13,6 +13,8 @@ final class ServerCore: Sendable {
     let logger: Logger
     /// The OpenAPI document requests are checked against and answered from, if any.
     let spec: OpenAPISpec?
+    /// The document's answers, once made.
+    let specAnswers = SpecAnswerCache()
     private let origin = NIODeadline.now().uptimeNanoseconds
     /// The wall-clock time of ``now()``'s zero, for exports that need dates (HAR).
     let startDate = Date()

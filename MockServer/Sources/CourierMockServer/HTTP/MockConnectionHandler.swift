@@ -186,6 +186,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
             var fields = JournalFields(status: plan.status)
             fields.builtinRoute = "recording"
             fields.response = RecordedResponse(planned: response)
+            fields.note(Dispatcher(core: handler.core).checkRecorded(exchange.request, response))
             let sequence = handler.record(exchange, fields)
             handler.run(context: context, plan, sequence: sequence)
         }

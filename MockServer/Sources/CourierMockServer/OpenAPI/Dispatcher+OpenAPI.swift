@@ -9,16 +9,7 @@ extension Dispatcher {
     func checkAgainstSpec(_ request: RecordedRequest, keepAlive: Bool) -> (SpecRequestCheck?, Answer?) {
         guard let spec = core.spec else { return (nil, nil) }
         let check = SpecRequestValidator(spec: spec).check(request)
-        if !check.findings.isEmpty {
-            let summary = check.findings.map { "\($0.pointer): \($0.message)" }.joined(separator: "; ")
-            core.logger.info(
-                "request breaks the OpenAPI document",
-                metadata: ["request": "\(request.method) \(request.uri)", "findings": "\(summary)"])
-            if core.configuration.strict {
-                core.registry.recordFailure(
-                    "\(request.method) \(request.uri) breaks the OpenAPI document: \(summary)")
-            }
-        }
+        report(check.findings, of: request)
         guard let status = check.refusalStatus else { return (check, nil) }
         let refusal = ProblemDetails.refusal(check, status: status, spec: spec)
         var fields = JournalFields(status: status)
@@ -35,23 +26,60 @@ extension Dispatcher {
         var fields = JournalFields(status: nil)
         fields.note(check)
         let response: StubResponse
-        switch SpecResponder(spec: spec, seed: core.configuration.openAPISeed).answer(operation, request) {
-        case .success(let answer):
-            response = answer
-        case .failure(let finding):
-            fields.findings = (fields.findings ?? []) + [finding]
-            if core.configuration.strict {
-                core.registry.recordFailure("\(request.method) \(request.uri): \(finding.message)")
+        let key = SpecAnswerCache.Key(operation, request)
+        if let cached = core.specAnswers.answer(for: key) {
+            response = cached
+        } else {
+            switch SpecResponder(spec: spec, seed: core.configuration.openAPISeed).answer(operation, request)
+            {
+            case .success(let answer):
+                core.specAnswers.keep(answer, for: key)
+                response = answer
+            case .failure(let finding):
+                fields.findings = (fields.findings ?? []) + [finding]
+                if core.configuration.strict {
+                    core.registry.recordFailure("\(request.method) \(request.uri): \(finding.message)")
+                }
+                var refused = check
+                refused.findings = [finding]
+                response = ProblemDetails.refusal(refused, status: 500, spec: spec)
             }
-            var refused = check
-            refused.findings = [finding]
-            response = ProblemDetails.refusal(refused, status: 500, spec: spec)
         }
         let plan = ResponsePlan.make(response, delayMs: 0, keepAlive: keepAlive)
         fields.status = plan.status
         fields.builtinRoute = "openapi"
         fields.response = RecordedResponse(planned: response)
         return Answer(plan: plan, journal: fields)
+    }
+}
+
+extension Dispatcher {
+    /// The validating proxy: the client's request and the real API's answer,
+    /// both checked against the document; nothing is refused (the answer is
+    /// the API's), every finding is journaled and, in strict mode, recorded.
+    func checkRecorded(_ request: RecordedRequest, _ response: StubResponse) -> SpecRequestCheck? {
+        guard let spec = core.spec else { return nil }
+        var check = SpecRequestValidator(spec: spec).check(request)
+        if let operation = check.operation {
+            check.findings += SpecResponseValidator(spec: spec).check(response, of: operation)
+        }
+        report(check.findings, of: request)
+        return check
+    }
+}
+
+extension Dispatcher {
+    /// Logs what an exchange broke and, in strict mode, records it as a failure.
+    private func report(_ findings: [SpecFinding], of request: RecordedRequest) {
+        guard !findings.isEmpty else { return }
+        let summary = findings.map { "\($0.pointer): \($0.message)" }.joined(separator: "; ")
+        core.logger.info(
+            "exchange breaks the OpenAPI document",
+            metadata: ["request": "\(request.method) \(request.uri)", "findings": "\(summary)"])
+        if core.configuration.strict {
+            core.registry.recordFailure(
+                "\(request.method) \(request.uri) breaks the OpenAPI document: \(summary)")
+        }
     }
 }
 

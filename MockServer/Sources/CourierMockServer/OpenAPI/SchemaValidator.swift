@@ -114,7 +114,10 @@ public struct SchemaValidator: Sendable {
                 default: []
                 }
             if !names.isEmpty, !names.contains(where: { Self.instance(instance, is: $0) }) {
-                fail("type", "expected \(names.joined(separator: " or ")), found \(instance.typeName)")
+                fail(
+                    "type",
+                    "expected \(names.joined(separator: " or ")), found \(instance.typeName) \(Self.short(instance))"
+                )
             }
         }
         if case .array(let options)? = keywords["enum"],

@@ -58,7 +58,8 @@ public struct SpecFiles: Sendable {
                 file: base.file.lastPathComponent, pointer: base.pointer,
                 message: "$ref \(reference): no such file")
         }
-        let decoded = pointer.removingPercentEncoding ?? pointer
+        let decoded =
+            pointer.utf8.contains(UInt8(ascii: "%")) ? pointer.removingPercentEncoding ?? pointer : pointer
         guard let value = JSONPointer.value(at: decoded, in: document) else {
             throw SpecError(
                 file: file.lastPathComponent, pointer: decoded,
@@ -245,11 +246,16 @@ enum JSONPointer {
 
     /// `~` and `/` in a token, escaped as `~0` and `~1`.
     static func escape(_ token: String) -> String {
-        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        // Most tokens (property names, indices) have neither: no copies.
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else {
+            return token
+        }
+        return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 
     private static func unescape(_ token: String) -> String {
-        token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        guard token.utf8.contains(UInt8(ascii: "~")) else { return token }
+        return token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
     }
 }
 
