@@ -41,5 +41,7 @@ let package = Package(
         harness("fuzz-multipart", [courierCore]),
         // courier-mock's contract-file parser.
         harness("fuzz-contract", [.product(name: "CourierMockServer", package: "CourierMockServer")]),
+        // courier-mock's OpenAPI reading, request checks and answers.
+        harness("fuzz-openapi", [.product(name: "CourierMockServer", package: "CourierMockServer")]),
     ]
 )

@@ -96,6 +96,8 @@ import Testing
                 "nothing at this pointer"
             ),
             ("openapi: [\n", "not YAML"),
+            // Empty (found by fuzz-openapi: Foundation leaked reading it).
+            ("", "not an OpenAPI document"),
         ]
         for (index, (text, expected)) in cases.enumerated() {
             let file = directory.appendingPathComponent("doc\(index).yaml")
@@ -106,6 +108,73 @@ import Testing
                 "\(error)".contains(expected)
             }
         }
+    }
+
+    /// `a: {anyOf: [{$ref: a}, {$ref: a}]}` would branch forever (the
+    /// depth bound alone allows 2^64 paths): re-entering a reference at the
+    /// same place in the value is a finding, and the check ends.
+    @Test func aReferenceCycleEndsWithAFinding() {
+        let loop: JSONValue = .object(["$ref": .string("#/$defs/a")])
+        let schema: JSONValue = .object([
+            "$defs": .object(["a": .object(["anyOf": .array([loop, loop])])]), "$ref": .string("#/$defs/a"),
+        ])
+        let files = SpecFiles(document: schema, name: "cycle.json")
+        let validator = SchemaValidator(files: files, dialect: .openAPI31, direction: .request)
+        let findings = validator.validate(
+            .int(1), against: schema, at: SpecLocation(file: files.root, pointer: ""), pointer: "")
+        #expect(findings.map(\.rule) == ["schema/anyOf"])
+        // A recursive schema that goes deeper into the value is no cycle.
+        let tree: JSONValue = .object([
+            "$defs": .object([
+                "node": .object([
+                    "type": .string("object"),
+                    "properties": .object([
+                        "children": .object([
+                            "type": .string("array"), "items": .object(["$ref": .string("#/$defs/node")]),
+                        ])
+                    ]),
+                ])
+            ]),
+            "$ref": .string("#/$defs/node"),
+        ])
+        let treeFiles = SpecFiles(document: tree, name: "tree.json")
+        let nested: JSONValue = .object(["children": .array([.object(["children": .array([.object([:])])])])])
+        let treeValidator = SchemaValidator(files: treeFiles, dialect: .openAPI31, direction: .request)
+        #expect(
+            treeValidator.validate(
+                nested, against: tree, at: SpecLocation(file: treeFiles.root, pointer: ""), pointer: "") == []
+        )
+    }
+
+    /// A document's header example or media type with CR or LF would split
+    /// the answer's head; a header name that is no token cannot be sent.
+    @Test func answersNeverCarryWhatBreaksTheirHead() throws {
+        let document: JSONValue = .object([
+            "openapi": .string("3.1.0"),
+            "paths": .object([
+                "/a": .object([
+                    "get": .object([
+                        "responses": .object([
+                            "200": .object([
+                                "headers": .object([
+                                    "X-Split": .object(["example": .string("one\r\nSet-Cookie: stolen=1")]),
+                                    "Bad Name": .object(["example": .string("x")]),
+                                ]),
+                                "content": .object([
+                                    "text/plain\r\nX-Injected: 1": .object(["example": .string("hi")])
+                                ]),
+                            ])
+                        ])
+                    ])
+                ])
+            ]),
+        ])
+        let spec = try OpenAPISpec(files: SpecFiles(document: document, name: "split.json"))
+        let operation = try #require(spec.operations.first)
+        let request = RecordedRequest(method: "GET", uri: "/a", headers: [], body: [])
+        let answer = try SpecResponder(spec: spec, seed: 0).answer(operation, request).get()
+        #expect(answer.headers.map(\.name) == ["Content-Type", "X-Split"])
+        #expect(answer.headers.allSatisfy { !$0.value.contains("\r") && !$0.value.contains("\n") })
     }
 
     @Test func patternsGiveMatchingStrings() throws {

@@ -69,3 +69,30 @@ private func hexValue(_ byte: UInt8) -> UInt8? {
 public func isHeadSafe(_ text: String) -> Bool {
     text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
 }
+
+/// RFC 9110 `token`: what a header field name may be.
+public func isHTTPToken(_ name: String) -> Bool {
+    !name.isEmpty
+        && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+}
+
+/// A finding unless every header can be written as it is: names that are
+/// RFC 9110 tokens, values without CR, LF or NUL. `owner` names whose
+/// headers they are, for the message.
+public func expectWritableHeaders(
+    _ headers: [(name: String, value: String)], of owner: String, _ input: FuzzInput
+) {
+    for (name, value) in headers {
+        if !isHTTPToken(name) { finding("\(owner) has header name \(String(reflecting: name))", input) }
+        if value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+            finding("\(owner) has a CR, LF or NUL in header \(name)", input)
+        }
+    }
+}

@@ -23,18 +23,6 @@ let prepared: Void = {
         atPath: root.appendingPathComponent("contracts/secret.txt").path, contents: Data(marker))
 }()
 
-func isToken(_ name: String) -> Bool {
-    !name.isEmpty
-        && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
-            }
-        }
-}
-
 /// libFuzzer's entry point: one input; returns 0 (keep the input if new).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -50,14 +38,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             if !(100...999).contains(response.status) {
                 finding("stub \(stub.id) has status \(response.status)", input)
             }
-            for (name, value) in response.headers {
-                if !isToken(name) {
-                    finding("stub \(stub.id) has header name \(String(reflecting: name))", input)
-                }
-                if value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
-                    finding("stub \(stub.id) has a CR, LF or NUL in header \(name)", input)
-                }
-            }
+            expectWritableHeaders(response.headers, of: "stub \(stub.id)", input)
             switch response.delay {
             case .fixed(let milliseconds) where milliseconds < 0:
                 finding("stub \(stub.id) has a negative delay", input)

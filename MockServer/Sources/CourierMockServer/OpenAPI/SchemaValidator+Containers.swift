@@ -6,7 +6,7 @@ extension SchemaValidator {
 
     func checkArray(
         _ items: [JSONValue], _ keywords: [String: JSONValue], _ location: SpecLocation, _ pointer: String,
-        depth: Int, _ findings: inout [SpecFinding]
+        depth: Depth, _ findings: inout [SpecFinding]
     ) {
         func fail(_ keyword: String, _ message: String, at place: String? = nil) {
             findings.append(finding(keyword, message, location, place ?? pointer))
@@ -52,7 +52,9 @@ extension SchemaValidator {
         }
         if let contains = keywords["contains"] {
             let containsLocation = location.appending("contains")
-            let matches = items.filter { holds($0, contains, containsLocation, depth: depth + 1) }.count
+            let matches = items.indices.filter { index in
+                holds(items[index], contains, containsLocation, at: pointer + "/\(index)", depth: depth + 1)
+            }.count
             let minimum = Self.count(keywords["minContains"]) ?? 1
             if matches < minimum {
                 fail(
@@ -71,7 +73,7 @@ extension SchemaValidator {
     func checkObject(
         _ object: [String: JSONValue], _ keywords: [String: JSONValue], _ location: SpecLocation,
         _ pointer: String,
-        depth: Int, _ findings: inout [SpecFinding]
+        depth: Depth, _ findings: inout [SpecFinding]
     ) {
         func fail(_ keyword: String, _ message: String, at place: String? = nil) {
             findings.append(finding(keyword, message, location, place ?? pointer))
@@ -128,7 +130,10 @@ extension SchemaValidator {
                         depth: depth + 1, &findings)
                 }
             }
-            if let names, !holds(.string(name), names, location.appending("propertyNames"), depth: depth + 1)
+            if let names,
+                !holds(
+                    .string(name), names, location.appending("propertyNames"), at: valuePointer + "#name",
+                    depth: depth + 1)
             {
                 fail("propertyNames", "the property name \(name) breaks propertyNames", at: valuePointer)
             }

@@ -50,18 +50,41 @@ public struct SchemaValidator: Sendable {
         _ instance: JSONValue, against schema: JSONValue, at location: SpecLocation, pointer: String
     ) -> [SpecFinding] {
         var findings: [SpecFinding] = []
-        check(instance, schema, location, pointer, depth: 0, &findings)
+        check(instance, schema, location, pointer, depth: Depth(), &findings)
         return findings
     }
 
     /// Whether `instance` is valid under `schema`: for the branches of
     /// `anyOf`, `oneOf`, `not` and `if`.
-    func holds(_ instance: JSONValue, _ schema: JSONValue, _ location: SpecLocation, depth: Int)
-        -> Bool
-    {
+    func holds(
+        _ instance: JSONValue, _ schema: JSONValue, _ location: SpecLocation, at pointer: String, depth: Depth
+    ) -> Bool {
         var findings: [SpecFinding] = []
-        check(instance, schema, location, "", depth: depth, &findings)
+        check(instance, schema, location, pointer, depth: depth, &findings)
         return findings.isEmpty
+    }
+
+    /// How deep a check is, and which references it followed without going
+    /// deeper into the value: entering one of those again is a cycle that
+    /// would never end (`A: {anyOf: [{$ref: A}]}`), so it stops there.
+    struct Depth {
+        var level = 0
+        private var references: Set<String> = []
+
+        static func + (depth: Depth, levels: Int) -> Depth {
+            var deeper = depth
+            deeper.level += levels
+            return deeper
+        }
+
+        /// One level deeper through the reference `key` (its target and the
+        /// value's pointer); `nil` when this check already went through it.
+        func entering(_ key: String) -> Depth? {
+            guard !references.contains(key) else { return nil }
+            var deeper = self + 1
+            deeper.references.insert(key)
+            return deeper
+        }
     }
 
     func finding(_ keyword: String, _ message: String, _ location: SpecLocation, _ pointer: String)
@@ -74,13 +97,13 @@ public struct SchemaValidator: Sendable {
 
     // swift-format-ignore: FunctionBodyLength
     func check(
-        _ instance: JSONValue, _ schema: JSONValue, _ location: SpecLocation, _ pointer: String, depth: Int,
+        _ instance: JSONValue, _ schema: JSONValue, _ location: SpecLocation, _ pointer: String, depth: Depth,
         _ findings: inout [SpecFinding]
     ) {
         func fail(_ keyword: String, _ message: String) {
             findings.append(finding(keyword, message, location, pointer))
         }
-        guard depth < 64 else {
+        guard depth.level < 64 else {
             fail("$ref", "the schema nests deeper than 64 levels (a reference cycle?)")
             return
         }
@@ -96,7 +119,12 @@ public struct SchemaValidator: Sendable {
         if case .string(let reference)? = keywords["$ref"] {
             do {
                 let (target, targetLocation) = try files.resolve(reference, from: location)
-                check(instance, target, targetLocation, pointer, depth: depth + 1, &findings)
+                let key = "\(targetLocation.file.path)#\(targetLocation.pointer)@\(pointer)"
+                if let entered = depth.entering(key) {
+                    check(instance, target, targetLocation, pointer, depth: entered, &findings)
+                } else {
+                    fail("$ref", "the schema refers back to itself without going deeper into the value")
+                }
             } catch {
                 fail("$ref", "the schema's reference cannot be followed: \(error)")
             }
@@ -151,14 +179,16 @@ public struct SchemaValidator: Sendable {
         if case .array(let any)? = keywords["anyOf"] {
             let anyLocation = location.appending("anyOf")
             let matched = any.indices.contains { index in
-                holds(instance, any[index], anyLocation.appending(String(index)), depth: depth + 1)
+                holds(
+                    instance, any[index], anyLocation.appending(String(index)), at: pointer, depth: depth + 1)
             }
             if !matched { fail("anyOf", "matches none of the \(any.count) schemas of anyOf") }
         }
         if case .array(let one)? = keywords["oneOf"] {
             let oneLocation = location.appending("oneOf")
             let matched = one.indices.filter { index in
-                holds(instance, one[index], oneLocation.appending(String(index)), depth: depth + 1)
+                holds(
+                    instance, one[index], oneLocation.appending(String(index)), at: pointer, depth: depth + 1)
             }
             if matched.count != 1 {
                 fail(
@@ -169,11 +199,13 @@ public struct SchemaValidator: Sendable {
                 )
             }
         }
-        if let not = keywords["not"], holds(instance, not, location.appending("not"), depth: depth + 1) {
+        if let not = keywords["not"],
+            holds(instance, not, location.appending("not"), at: pointer, depth: depth + 1)
+        {
             fail("not", "matches the schema under not")
         }
         if let condition = keywords["if"], dialect == .openAPI31 {
-            if holds(instance, condition, location.appending("if"), depth: depth + 1) {
+            if holds(instance, condition, location.appending("if"), at: pointer, depth: depth + 1) {
                 if let then = keywords["then"] {
                     check(instance, then, location.appending("then"), pointer, depth: depth + 1, &findings)
                 }

@@ -88,13 +88,19 @@ public struct SpecFiles: Sendable {
     // MARK: Reading
 
     private static func read(_ file: URL) throws(SpecError) -> JSONValue {
-        let text: String
+        let bytes: Data
         do {
-            text = try String(contentsOf: file, encoding: .utf8)
+            // An empty file is not read: Foundation's file reading leaks a
+            // 4 KiB buffer for one (found by scripts/fuzz openapi).
+            let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
+            bytes = size == 0 ? Data() : try Data(contentsOf: file)
         } catch {
             throw SpecError(
                 file: file.lastPathComponent, pointer: "",
                 message: "cannot read \(file.lastPathComponent): \(error.localizedDescription)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw SpecError(file: file.lastPathComponent, pointer: "", message: "not UTF-8 text")
         }
         if file.pathExtension.lowercased() == "json" {
             do {

@@ -48,7 +48,7 @@ struct SpecResponder: Sendable {
         var body: [UInt8] = []
         if case .object(let content)? = response["content"], !content.isEmpty {
             let (mediaType, media) = Self.negotiate(request.header("Accept"), content)
-            headers.append(("Content-Type", mediaType))
+            headers.append(("Content-Type", Self.headerText(.string(mediaType))))
             let mediaLocation = responseLocation.appending("content").appending(mediaType)
             switch example(media, mediaLocation, named: prefer["example"]) {
             case .success(let value): body = Self.serialize(value, as: mediaType)
@@ -71,6 +71,9 @@ struct SpecResponder: Sendable {
                 } else {
                     continue
                 }
+                // A name that is no RFC 9110 token cannot be sent; a value loses
+                // what would break the message's framing.
+                guard ContractParser.isToken(name) else { continue }
                 headers.append((name, Self.headerText(value)))
             }
         }
@@ -186,10 +189,13 @@ struct SpecResponder: Sendable {
 
     /// A header value from a JSON value: strings as they are, arrays joined with commas.
     static func headerText(_ value: JSONValue) -> String {
-        switch value {
-        case .string(let text): text
-        case .array(let items): items.map(headerText).joined(separator: ",")
-        default: value.description
-        }
+        let text =
+            switch value {
+            case .string(let text): text
+            case .array(let items): items.map(headerText).joined(separator: ",")
+            default: value.description
+            }
+        guard text.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else { return text }
+        return String(text.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" || $0 == "\0" ? " " : $0 })
     }
 }
