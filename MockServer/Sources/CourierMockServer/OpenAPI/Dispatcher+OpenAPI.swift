@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 
 /// The OpenAPI document's part in answering: validation first, then, when
 /// no stub takes a valid request, the document's own answer.
@@ -26,15 +27,15 @@ extension Dispatcher {
         var fields = JournalFields(status: nil)
         fields.note(check)
         let response: StubResponse
+        var prepared: ByteBuffer?
         let key = SpecAnswerCache.Key(operation, request)
-        if let cached = core.specAnswers.answer(for: key) {
-            response = cached
+        if let kept = core.specAnswers.answer(for: key) {
+            (response, prepared) = (kept.response, kept.prepared)
         } else {
             switch SpecResponder(spec: spec, seed: core.configuration.openAPISeed).answer(operation, request)
             {
             case .success(let answer):
-                core.specAnswers.keep(answer, for: key)
-                response = answer
+                (response, prepared) = (answer, core.specAnswers.keep(answer, for: key).prepared)
             case .failure(let finding):
                 fields.findings = (fields.findings ?? []) + [finding]
                 if core.configuration.strict {
@@ -45,7 +46,13 @@ extension Dispatcher {
                 response = ProblemDetails.refusal(refused, status: 500, spec: spec)
             }
         }
-        let plan = ResponsePlan.make(response, delayMs: 0, keepAlive: keepAlive)
+        // The kept bytes serve a kept-alive connection, as a stub's do.
+        let plan =
+            if let prepared, keepAlive {
+                ResponsePlan(steps: [.send(prepared)], status: response.status)
+            } else {
+                ResponsePlan.make(response, delayMs: 0, keepAlive: keepAlive)
+            }
         fields.status = plan.status
         fields.builtinRoute = "openapi"
         fields.response = RecordedResponse(planned: response)

@@ -110,8 +110,9 @@ public struct OpenAPISpec: Sendable {
         let lowered = method.lowercased()
         var allowed: [String] = []
         for candidate in candidates {
+            let parts = SpecOperation.segments(of: candidate)
             for operation in operations {
-                guard let values = operation.match(candidate) else { continue }
+                guard let values = operation.match(segmentsOf: parts) else { continue }
                 if operation.method == lowered { return .operation(operation, pathValues: values) }
                 allowed.append(operation.method.uppercased())
             }

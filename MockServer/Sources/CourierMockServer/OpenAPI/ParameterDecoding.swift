@@ -8,10 +8,10 @@ import Foundation
 /// validation names the mismatch.
 enum ParameterDecoding {
     /// The value of `parameter` from query pairs, or `nil` when absent.
-    static func query(_ parameter: SpecParameter, _ pairs: [(name: String, value: String)], files: SpecFiles)
+    static func query(_ parameter: SpecParameter, _ pairs: [(name: String, value: String)])
         -> JSONValue?
     {
-        let shape = Shape(parameter.schema, files: files)
+        let shape = parameter.shape
         if parameter.isContent {
             return pairs.first { $0.name == parameter.name }.map {
                 (try? JSONValue.parse(Array($0.value.utf8))) ?? .string($0.value)
@@ -60,8 +60,8 @@ enum ParameterDecoding {
 
     /// The value of a path, header or cookie parameter from its text
     /// (`simple` style; `label` and `matrix` in a path).
-    static func simple(_ parameter: SpecParameter, _ text: String, files: SpecFiles) -> JSONValue {
-        let shape = Shape(parameter.schema, files: files)
+    static func simple(_ parameter: SpecParameter, _ text: String) -> JSONValue {
+        let shape = parameter.shape
         if parameter.isContent { return (try? JSONValue.parse(Array(text.utf8))) ?? .string(text) }
         var text = text
         var separator: Character = ","

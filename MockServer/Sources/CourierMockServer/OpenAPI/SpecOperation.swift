@@ -113,7 +113,16 @@ struct SpecOperation: Sendable {
 
     /// The raw values of the path parameters when `path` fits the template.
     func match(_ path: String) -> [String: String]? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        match(segmentsOf: Self.segments(of: path))
+    }
+
+    /// The path's segments, split once for every operation tried.
+    static func segments(of path: String) -> ArraySlice<Substring> {
+        path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+    }
+
+    /// ``match(_:)`` on a path already split by ``segments(of:)``.
+    func match(segmentsOf parts: ArraySlice<Substring>) -> [String: String]? {
         guard parts.count == segments.count else { return nil }
         var values: [String: String] = [:]
         for (part, pieces) in zip(parts, segments) {
@@ -177,6 +186,8 @@ struct SpecParameter: Sendable {
     let schema: (value: JSONValue, location: SpecLocation)?
     /// `content` was used: the value is a serialized document (JSON), not a style.
     let isContent: Bool
+    /// What the schema says the value is, read once when the document loads.
+    let shape: ParameterDecoding.Shape
 
     init(_ value: JSONValue, at location: SpecLocation, files: SpecFiles) throws(SpecError) {
         let (resolved, resolvedLocation) = try files.dereferenced(value, at: location)
@@ -213,5 +224,6 @@ struct SpecParameter: Sendable {
             schema = nil
             isContent = false
         }
+        shape = ParameterDecoding.Shape(schema, files: files)
     }
 }

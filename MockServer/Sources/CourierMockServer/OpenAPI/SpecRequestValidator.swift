@@ -149,19 +149,19 @@ struct SpecRequestValidator: Sendable {
             switch parameter.location {
             case .path:
                 value = pathValues[parameter.name].map {
-                    ParameterDecoding.simple(parameter, $0.removingPercentEncoding ?? $0, files: spec.files)
+                    ParameterDecoding.simple(parameter, $0.removingPercentEncoding ?? $0)
                 }
             case .query:
-                value = ParameterDecoding.query(parameter, pairs, files: spec.files)
+                value = ParameterDecoding.query(parameter, pairs)
             case .header:
                 let lines = request.headerValues(parameter.name)
                 value =
                     lines.isEmpty
                     ? nil
-                    : ParameterDecoding.simple(parameter, lines.joined(separator: ","), files: spec.files)
+                    : ParameterDecoding.simple(parameter, lines.joined(separator: ","))
             case .cookie:
                 value = cookies[parameter.name].map {
-                    ParameterDecoding.simple(parameter, $0, files: spec.files)
+                    ParameterDecoding.simple(parameter, $0)
                 }
             }
             let pointer = "/\(parameter.location.rawValue)/\(JSONPointer.escape(parameter.name))"
