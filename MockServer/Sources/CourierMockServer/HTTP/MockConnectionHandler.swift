@@ -171,7 +171,9 @@ final class MockConnectionHandler: ChannelInboundHandler {
         }
         let answer = Dispatcher(core: core).answer(next.request, remoteAddress: info.remoteAddress)
         let sequence = answer.journal.map { record(next, $0) }
-        run(context: context, answer.plan, sequence: sequence)
+        run(
+            context: context, next.request.method == "HEAD" ? answer.plan.withoutContent() : answer.plan,
+            sequence: sequence)
     }
 
     /// Recording: the target's answer, journaled like a built-in route's.
@@ -188,7 +190,9 @@ final class MockConnectionHandler: ChannelInboundHandler {
             fields.response = RecordedResponse(planned: response)
             fields.note(Dispatcher(core: handler.core).checkRecorded(exchange.request, response))
             let sequence = handler.record(exchange, fields)
-            handler.run(context: context, plan, sequence: sequence)
+            handler.run(
+                context: context, exchange.request.method == "HEAD" ? plan.withoutContent() : plan,
+                sequence: sequence)
         }
     }
 

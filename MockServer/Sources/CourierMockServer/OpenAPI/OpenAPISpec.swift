@@ -109,14 +109,21 @@ public struct OpenAPISpec: Sendable {
         }
         let lowered = method.lowercased()
         var allowed: [String] = []
+        // HEAD is GET without content (RFC 9110 §9.3.2) where the document has no HEAD of its own.
+        var get: (SpecOperation, [String: String])?
         for candidate in candidates {
             let parts = SpecOperation.segments(of: candidate)
             for operation in operations {
                 guard let values = operation.match(segmentsOf: parts) else { continue }
                 if operation.method == lowered { return .operation(operation, pathValues: values) }
+                if operation.method == "get", get == nil { get = (operation, values) }
                 allowed.append(operation.method.uppercased())
             }
         }
+        if lowered == "head", let (operation, values) = get {
+            return .operation(operation, pathValues: values)
+        }
+        if get != nil { allowed.append("HEAD") }
         return allowed.isEmpty ? .unknown : .methodNotAllowed(allowed: Array(Set(allowed)).sorted())
     }
 }
