@@ -131,13 +131,7 @@ enum ParameterDecoding {
             }
             self.schema = object
             self.location = location
-            let types: [String] =
-                switch object["type"] {
-                case .string(let name)?: [name]
-                case .array(let names)?:
-                    names.compactMap { if case .string(let name) = $0 { name } else { nil } }
-                default: object["properties"] != nil ? ["object"] : object["items"] != nil ? ["array"] : []
-                }
+            let types = SchemaKeywords.types(object, inferred: true)
             kind =
                 switch types.first(where: { $0 != "null" }) ?? types.first {
                 case "array": .array

@@ -62,14 +62,9 @@ struct SchemaSampler: Sendable {
                     first, location.appending(key).appending("0"), pointer: pointer, depth: depth + 1)
             }
         }
-        let types: [String] =
-            switch keywords["type"] {
-            case .string(let name)?: [name]
-            case .array(let names)?: names.compactMap { if case .string(let name) = $0 { name } else { nil } }
-            default:
-                keywords["properties"] != nil ? ["object"] : keywords["items"] != nil ? ["array"] : ["string"]
-            }
-        switch types.first(where: { $0 != "null" }) ?? "null" {
+        let types = SchemaKeywords.types(keywords, inferred: true)
+        // No type at all: a string, the plainest value.
+        switch types.isEmpty ? "string" : types.first(where: { $0 != "null" }) ?? "null" {
         case "object": return object(keywords, location, pointer: pointer, depth: depth)
         case "array": return array(keywords, location, pointer: pointer, depth: depth)
         case "integer": return .int(integer(keywords, pointer: pointer))
@@ -118,8 +113,8 @@ struct SchemaSampler: Sendable {
     private func array(_ keywords: [String: JSONValue], _ location: SpecLocation, pointer: String, depth: Int)
         -> JSONValue
     {
-        let minimum = Self.count(keywords["minItems"]) ?? 0
-        let maximum = Self.count(keywords["maxItems"]) ?? Int.max
+        let minimum = SchemaKeywords.count(keywords["minItems"]) ?? 0
+        let maximum = SchemaKeywords.count(keywords["maxItems"]) ?? Int.max
         let count = min(max(1, minimum), maximum, 64)
         var items: [JSONValue] = []
         let prefix: [JSONValue] = if case .array(let prefix)? = keywords["prefixItems"] { prefix } else { [] }
@@ -150,22 +145,26 @@ struct SchemaSampler: Sendable {
 
     private func integer(_ keywords: [String: JSONValue], pointer: String) -> Int64 {
         var lower =
-            Self.number(keywords["minimum"]).map { Int64(clamping: Int(exactly: $0.rounded(.up)) ?? 0) } ?? 1
+            SchemaKeywords.number(keywords["minimum"]).map {
+                Int64(clamping: Int(exactly: $0.rounded(.up)) ?? 0)
+            } ?? 1
         var upper =
-            Self.number(keywords["maximum"]).map { Int64(clamping: Int(exactly: $0.rounded(.down)) ?? 0) }
+            SchemaKeywords.number(keywords["maximum"]).map {
+                Int64(clamping: Int(exactly: $0.rounded(.down)) ?? 0)
+            }
             ?? lower + 999
         if keywords["exclusiveMinimum"] == .bool(true) { lower += 1 }
         if keywords["exclusiveMaximum"] == .bool(true) { upper -= 1 }
-        if let bound = Self.number(keywords["exclusiveMinimum"]) {
+        if let bound = SchemaKeywords.number(keywords["exclusiveMinimum"]) {
             lower = max(lower, Int64(bound.rounded(.down)) + 1)
         }
-        if let bound = Self.number(keywords["exclusiveMaximum"]) {
+        if let bound = SchemaKeywords.number(keywords["exclusiveMaximum"]) {
             upper = min(upper, Int64(bound.rounded(.up)) - 1)
         }
         if case .string("int32")? = keywords["format"] { upper = min(upper, Int64(Int32.max)) }
         guard upper >= lower else { return lower }
         var value = lower + Int64(pick(pointer) % UInt64(min(upper - lower, 1_000) + 1))
-        if let divisor = Self.number(keywords["multipleOf"]), divisor >= 1 {
+        if let divisor = SchemaKeywords.number(keywords["multipleOf"]), divisor >= 1 {
             let step = Int64(divisor)
             value = (value + step - 1) / step * step
             if value > upper { value -= step }
@@ -174,14 +173,16 @@ struct SchemaSampler: Sendable {
     }
 
     private func number(_ keywords: [String: JSONValue], pointer: String) -> JSONValue {
-        if Self.number(keywords["multipleOf"]) != nil || keywords["format"] == .string("int32") {
+        if SchemaKeywords.number(keywords["multipleOf"]) != nil || keywords["format"] == .string("int32") {
             return .int(integer(keywords, pointer: pointer))
         }
         let lower =
-            Self.number(keywords["minimum"]) ?? Self.number(keywords["exclusiveMinimum"]).map { $0 + 0.5 }
+            SchemaKeywords.number(keywords["minimum"]) ?? SchemaKeywords.number(keywords["exclusiveMinimum"])
+            .map { $0 + 0.5 }
             ?? 0
         let upper =
-            Self.number(keywords["maximum"]) ?? Self.number(keywords["exclusiveMaximum"]).map { $0 - 0.5 }
+            SchemaKeywords.number(keywords["maximum"]) ?? SchemaKeywords.number(keywords["exclusiveMaximum"])
+            .map { $0 - 0.5 }
             ?? lower + 100
         guard upper > lower else { return .double(lower) }
         let fraction = Double(pick(pointer) % 1_000) / 1_000
@@ -212,10 +213,10 @@ struct SchemaSampler: Sendable {
             let last = pointer.split(separator: "/").last.map(String.init) ?? "string"
             text = Int(last) == nil ? last : "item"
         }
-        if let minimum = Self.count(keywords["minLength"]), text.count < minimum {
+        if let minimum = SchemaKeywords.count(keywords["minLength"]), text.count < minimum {
             text += String(repeating: "x", count: minimum - text.count)
         }
-        if let maximum = Self.count(keywords["maxLength"]), text.count > maximum {
+        if let maximum = SchemaKeywords.count(keywords["maxLength"]), text.count > maximum {
             text = String(text.prefix(maximum))
         }
         return text
@@ -233,18 +234,4 @@ struct SchemaSampler: Sendable {
         return hash ^ (hash >> 33)
     }
 
-    private static func number(_ value: JSONValue?) -> Double? {
-        switch value {
-        case .int(let number)?: Double(number)
-        case .double(let number)?: number
-        default: nil
-        }
-    }
-
-    private static func count(_ value: JSONValue?) -> Int? {
-        switch value {
-        case .int(let number)?: Int(clamping: number)
-        default: nil
-        }
-    }
 }

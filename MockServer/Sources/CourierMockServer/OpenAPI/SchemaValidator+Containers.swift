@@ -11,10 +11,10 @@ extension SchemaValidator {
         func fail(_ keyword: String, _ message: String, at place: String? = nil) {
             findings.append(finding(keyword, message, location, place ?? pointer))
         }
-        if let maximum = Self.count(keywords["maxItems"]), items.count > maximum {
+        if let maximum = SchemaKeywords.count(keywords["maxItems"]), items.count > maximum {
             fail("maxItems", "\(items.count) items, more than \(maximum)")
         }
-        if let minimum = Self.count(keywords["minItems"]), items.count < minimum {
+        if let minimum = SchemaKeywords.count(keywords["minItems"]), items.count < minimum {
             fail("minItems", "\(items.count) items, fewer than \(minimum)")
         }
         if keywords["uniqueItems"] == .bool(true) {
@@ -55,13 +55,13 @@ extension SchemaValidator {
             let matches = items.indices.filter { index in
                 holds(items[index], contains, containsLocation, at: pointer + "/\(index)", depth: depth + 1)
             }.count
-            let minimum = Self.count(keywords["minContains"]) ?? 1
+            let minimum = SchemaKeywords.count(keywords["minContains"]) ?? 1
             if matches < minimum {
                 fail(
                     minimum == 1 && keywords["minContains"] == nil ? "contains" : "minContains",
                     "\(matches) items match contains, fewer than \(minimum)")
             }
-            if let maximum = Self.count(keywords["maxContains"]), matches > maximum {
+            if let maximum = SchemaKeywords.count(keywords["maxContains"]), matches > maximum {
                 fail("maxContains", "\(matches) items match contains, more than \(maximum)")
             }
         }
@@ -92,10 +92,10 @@ extension SchemaValidator {
                     at: pointer + "/" + JSONPointer.escape(name))
             }
         }
-        if let maximum = Self.count(keywords["maxProperties"]), object.count > maximum {
+        if let maximum = SchemaKeywords.count(keywords["maxProperties"]), object.count > maximum {
             fail("maxProperties", "\(object.count) properties, more than \(maximum)")
         }
-        if let minimum = Self.count(keywords["minProperties"]), object.count < minimum {
+        if let minimum = SchemaKeywords.count(keywords["minProperties"]), object.count < minimum {
             fail("minProperties", "\(object.count) properties, fewer than \(minimum)")
         }
         var patterns: [(NSRegularExpression, String, JSONValue)] = []

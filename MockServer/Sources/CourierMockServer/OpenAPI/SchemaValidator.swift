@@ -133,20 +133,12 @@ public struct SchemaValidator: Sendable {
         }
         if dialect == .openAPI30, case .null = instance, keywords["nullable"] == .bool(true) { return }
 
-        if let type = keywords["type"] {
-            let names: [String] =
-                switch type {
-                case .string(let name): [name]
-                case .array(let items):
-                    items.compactMap { if case .string(let name) = $0 { name } else { nil } }
-                default: []
-                }
-            if !names.isEmpty, !names.contains(where: { Self.instance(instance, is: $0) }) {
-                fail(
-                    "type",
-                    "expected \(names.joined(separator: " or ")), found \(instance.typeName) \(Self.short(instance))"
-                )
-            }
+        let names = SchemaKeywords.types(keywords)
+        if !names.isEmpty, !names.contains(where: { Self.instance(instance, is: $0) }) {
+            fail(
+                "type",
+                "expected \(names.joined(separator: " or ")), found \(instance.typeName) \(Self.short(instance))"
+            )
         }
         if case .array(let options)? = keywords["enum"],
             !options.contains(where: { Self.equal($0, instance) })
@@ -246,22 +238,6 @@ public struct SchemaValidator: Sendable {
         return text.count > 60 ? String(text.prefix(57)) + "..." : text
     }
 
-    private static func number(_ value: JSONValue?) -> Double? {
-        switch value {
-        case .int(let number)?: Double(number)
-        case .double(let number)?: number
-        default: nil
-        }
-    }
-
-    static func count(_ value: JSONValue?) -> Int? {
-        switch value {
-        case .int(let number)?: Int(clamping: number)
-        case .double(let number)? where number.isFinite && number >= 0: Int(number)
-        default: nil
-        }
-    }
-
     // MARK: Numbers
 
     private func checkNumber(
@@ -271,8 +247,8 @@ public struct SchemaValidator: Sendable {
         func fail(_ keyword: String, _ message: String, at place: String? = nil) {
             findings.append(finding(keyword, message, location, place ?? pointer))
         }
-        guard let value = Self.number(instance) else { return }
-        if let divisor = Self.number(keywords["multipleOf"]), divisor > 0 {
+        guard let value = SchemaKeywords.number(instance) else { return }
+        if let divisor = SchemaKeywords.number(keywords["multipleOf"]), divisor > 0 {
             let quotient = value / divisor
             let isMultiple =
                 quotient.isFinite
@@ -280,7 +256,7 @@ public struct SchemaValidator: Sendable {
                     || abs(quotient - quotient.rounded()) < 1e-9 * max(1, abs(quotient)))
             if !isMultiple { fail("multipleOf", "\(Self.short(instance)) is not a multiple of \(divisor)") }
         }
-        if let maximum = Self.number(keywords["maximum"]) {
+        if let maximum = SchemaKeywords.number(keywords["maximum"]) {
             let exclusive = keywords["exclusiveMaximum"] == .bool(true)
             if exclusive ? value >= maximum : value > maximum {
                 fail(
@@ -289,7 +265,7 @@ public struct SchemaValidator: Sendable {
                 )
             }
         }
-        if let minimum = Self.number(keywords["minimum"]) {
+        if let minimum = SchemaKeywords.number(keywords["minimum"]) {
             let exclusive = keywords["exclusiveMinimum"] == .bool(true)
             if exclusive ? value <= minimum : value < minimum {
                 fail(
@@ -298,12 +274,12 @@ public struct SchemaValidator: Sendable {
                 )
             }
         }
-        if let bound = Self.number(keywords["exclusiveMaximum"]), value >= bound {
+        if let bound = SchemaKeywords.number(keywords["exclusiveMaximum"]), value >= bound {
             fail(
                 "exclusiveMaximum",
                 "\(Self.short(instance)) is not below \(Self.short(keywords["exclusiveMaximum"] ?? .null))")
         }
-        if let bound = Self.number(keywords["exclusiveMinimum"]), value <= bound {
+        if let bound = SchemaKeywords.number(keywords["exclusiveMinimum"]), value <= bound {
             fail(
                 "exclusiveMinimum",
                 "\(Self.short(instance)) is not above \(Self.short(keywords["exclusiveMinimum"] ?? .null))")
@@ -325,10 +301,10 @@ public struct SchemaValidator: Sendable {
             findings.append(finding(keyword, message, location, place ?? pointer))
         }
         let length = text.unicodeScalars.count
-        if let maximum = Self.count(keywords["maxLength"]), length > maximum {
+        if let maximum = SchemaKeywords.count(keywords["maxLength"]), length > maximum {
             fail("maxLength", "\(length) characters, more than \(maximum)")
         }
-        if let minimum = Self.count(keywords["minLength"]), length < minimum {
+        if let minimum = SchemaKeywords.count(keywords["minLength"]), length < minimum {
             fail("minLength", "\(length) characters, fewer than \(minimum)")
         }
         if case .string(let pattern)? = keywords["pattern"], let regex = SchemaFormats.regex(pattern),

@@ -143,7 +143,8 @@ struct SpecRequestValidator: Sendable {
     {
         var findings: [SpecFinding] = []
         let pairs = request.query
-        let cookies = Self.cookies(request)
+        // Read only when a parameter is a cookie: most operations have none.
+        let cookies = operation.parameters.contains { $0.location == .cookie } ? Self.cookies(request) : [:]
         for parameter in operation.parameters {
             let value: JSONValue?
             switch parameter.location {
@@ -222,7 +223,7 @@ struct SpecRequestValidator: Sendable {
         let schemaLocation = location.appending("content").appending(mediaType).appending("schema")
         let essence = Self.essence(contentType)
         let value: JSONValue
-        if essence == "application/json" || essence.hasSuffix("+json") {
+        if SchemaKeywords.isJSON(essence) {
             do {
                 value = try JSONValue.parse(request.body)
             } catch {

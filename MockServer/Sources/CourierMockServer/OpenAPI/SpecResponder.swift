@@ -181,7 +181,7 @@ struct SpecResponder: Sendable {
     /// The body bytes: JSON for JSON media types, the text itself for a string.
     static func serialize(_ value: JSONValue, as mediaType: String) -> [UInt8] {
         let essence = SpecRequestValidator.essence(mediaType)
-        if case .string(let text) = value, !(essence == "application/json" || essence.hasSuffix("+json")) {
+        if case .string(let text) = value, !SchemaKeywords.isJSON(essence) {
             return Array(text.utf8)
         }
         return value.jsonBytes

@@ -80,7 +80,7 @@ struct SpecResponseValidator: Sendable {
             return findings
         }
         let essence = SpecRequestValidator.essence(contentType)
-        guard essence == "application/json" || essence.hasSuffix("+json"),
+        guard SchemaKeywords.isJSON(essence),
             case .object(let mediaObject) = media,
             let schema = mediaObject["schema"]
         else { return findings }
