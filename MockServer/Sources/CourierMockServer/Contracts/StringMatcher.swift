@@ -29,6 +29,20 @@ public enum StringMatcher: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `equalTo "x"`, `matches /r/`, …: for near-miss reports.
+    /// The description without a value it compares to: for a secret field,
+    /// whose expected value a report must not repeat. (A pattern says the
+    /// shape a value must have, not a value: it stays.)
+    var kind: String {
+        switch self {
+        case .equalTo: "equalTo \"***\""
+        case .contains: "contains \"***\""
+        case .matches: description
+        case .present: "present"
+        case .absent: "absent"
+        }
+    }
+
+    /// What the matcher compares to, as reports show it.
     public var description: String {
         switch self {
         case .equalTo(let text): "equalTo \"\(text)\""

@@ -22,9 +22,13 @@ struct Dispatcher {
         if core.configuration.refusesForbiddenRequests, let rule = WireRules.violation(request) {
             core.logger.info(
                 "refused request",
-                metadata: ["request": "\(request.method) \(request.uri)", "rule": "\(rule)"])
+                metadata: [
+                    "request": "\(request.method) \(SecretMask.standard.target(request.uri))",
+                    "rule": "\(rule)",
+                ])
             if core.configuration.strict {
-                core.registry.recordFailure("\(request.method) \(request.uri): \(rule)")
+                core.registry.recordFailure(
+                    "\(request.method) \(SecretMask.standard.target(request.uri)): \(rule)")
             }
             var fields = JournalFields(status: 400)
             fields.unmatched = true
@@ -81,12 +85,12 @@ struct Dispatcher {
                 return Answer(plan: plan, journal: fields)
             }
             if core.configuration.strict { core.registry.recordFailure(report.summary) }
-            core.logger.info("unmatched request", metadata: ["request": "\(request.method) \(request.uri)"])
+            core.logger.info("unmatched request", metadata: ["request": "\(report.method) \(report.uri)"])
             var fields = JournalFields(status: 404)
             fields.unmatched = true
             fields.nearMisses = report.nearMisses
             let body = JSONValue.object([
-                "error": .string("no stub matched \(request.method) \(request.uri)"),
+                "error": .string("no stub matched \(report.method) \(report.uri)"),
                 "nearMisses": .array(report.nearMisses.map(Self.json)),
             ])
             let answer = StubResponse.json(body, status: 404)

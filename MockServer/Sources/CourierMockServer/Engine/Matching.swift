@@ -36,8 +36,11 @@ extension RequestPattern {
     }
 
     /// Checks every matcher; `includeBody` false skips body patterns (for
-    /// faults decided on the head alone).
+    /// faults decided on the head alone). What a result shows of the
+    /// request and of the stub is masked by ``SecretMask/standard``: reports
+    /// travel in answers (the near misses of a 404), which clients log.
     func evaluate(_ request: RecordedRequest, includeBody: Bool = true) -> [MatcherResult] {
+        let mask = SecretMask.standard
         var results: [MatcherResult] = []
         if let method {
             results.append(
@@ -49,16 +52,20 @@ extension RequestPattern {
         let query = request.query
         for (name, matcher) in self.query.sorted(by: { $0.key < $1.key }) {
             let value = query.first { $0.name == name }?.value
+            let secret = mask.hidesQuery(name)
             results.append(
                 .init(
-                    matcher: "query \(name) \(matcher)", actual: value ?? "(absent)",
+                    matcher: "query \(name) \(secret ? matcher.kind : matcher.description)",
+                    actual: value.map { secret ? mask.mask : $0 } ?? "(absent)",
                     passed: matcher.matches(value)))
         }
         for (name, matcher) in headers.sorted(by: { $0.key < $1.key }) {
             let value = request.header(name)
+            let secret = mask.hidesHeader(name)
             results.append(
                 .init(
-                    matcher: "header \(name) \(matcher)", actual: value ?? "(absent)",
+                    matcher: "header \(name) \(secret ? matcher.kind : matcher.description)",
+                    actual: value.map { secret ? mask.mask : $0 } ?? "(absent)",
                     passed: matcher.matches(value)))
         }
         if includeBody {
@@ -70,7 +77,10 @@ extension RequestPattern {
     private static func evaluate(_ url: URLMatch, _ request: RecordedRequest) -> MatcherResult {
         switch url {
         case .exact(let expected):
-            return .init(matcher: "url \(expected)", actual: request.uri, passed: request.uri == expected)
+            let mask = SecretMask.standard
+            return .init(
+                matcher: "url \(mask.target(expected))", actual: mask.target(request.uri),
+                passed: request.uri == expected)
         case .path(let expected):
             return .init(
                 matcher: "urlPath \(expected)", actual: request.path, passed: request.path == expected)
@@ -85,7 +95,9 @@ extension RequestPattern {
     }
 
     private static func evaluate(_ pattern: BodyPattern, _ request: RecordedRequest) -> MatcherResult {
-        let text = request.bodyText ?? "(\(request.body.count) bytes, not UTF-8)"
+        let text =
+            request.bodyText.map { SecretMask.standard.body($0, contentType: request.header("Content-Type")) }
+            ?? "(\(request.body.count) bytes, not UTF-8)"
         let actual = text.count > 200 ? String(text.prefix(200)) + "…" : text
         let passed: Bool
         switch pattern {
@@ -101,7 +113,14 @@ extension RequestPattern {
                 matcher.matches(pairs.first { $0.name == name }?.value)
             }
         }
-        return .init(matcher: "body \(pattern)", actual: actual, passed: passed)
+        let mask = SecretMask.standard
+        let shown =
+            switch pattern {
+            case .equalToJson(let json): "equalToJson \(mask.json(json))"
+            case .containsJson(let json): "containsJson \(mask.json(json))"
+            default: pattern.description
+            }
+        return .init(matcher: "body \(shown)", actual: actual, passed: passed)
     }
 }
 

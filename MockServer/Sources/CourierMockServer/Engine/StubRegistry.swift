@@ -273,7 +273,9 @@ final class StubRegistry: Sendable {
         let closest = candidates.sorted {
             ($0.failed.count, -$0.passedCount) < ($1.failed.count, -$1.passedCount)
         }
-        return NearMissReport(method: request.method, uri: request.uri, nearMisses: Array(closest.prefix(3)))
+        return NearMissReport(
+            method: request.method, uri: SecretMask.standard.target(request.uri),
+            nearMisses: Array(closest.prefix(3)))
     }
 }
 

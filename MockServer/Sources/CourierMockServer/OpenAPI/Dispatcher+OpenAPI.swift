@@ -39,7 +39,8 @@ extension Dispatcher {
             case .failure(let finding):
                 fields.findings = (fields.findings ?? []) + [finding]
                 if core.configuration.strict {
-                    core.registry.recordFailure("\(request.method) \(request.uri): \(finding.message)")
+                    core.registry.recordFailure(
+                        "\(request.method) \(SecretMask.standard.target(request.uri)): \(finding.message)")
                 }
                 var refused = check
                 refused.findings = [finding]
@@ -82,10 +83,14 @@ extension Dispatcher {
         let summary = findings.map { "\($0.pointer): \($0.message)" }.joined(separator: "; ")
         core.logger.info(
             "exchange breaks the OpenAPI document",
-            metadata: ["request": "\(request.method) \(request.uri)", "findings": "\(summary)"])
+            metadata: [
+                "request": "\(request.method) \(SecretMask.standard.target(request.uri))",
+                "findings": "\(summary)",
+            ])
         if core.configuration.strict {
             core.registry.recordFailure(
-                "\(request.method) \(request.uri) breaks the OpenAPI document: \(summary)")
+                "\(request.method) \(SecretMask.standard.target(request.uri)) breaks the OpenAPI document: \(summary)"
+            )
         }
     }
 }

@@ -259,7 +259,7 @@ enum JSONPointer {
         return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 
-    private static func unescape(_ token: String) -> String {
+    static func unescape(_ token: String) -> String {
         guard token.utf8.contains(UInt8(ascii: "~")) else { return token }
         return token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
     }

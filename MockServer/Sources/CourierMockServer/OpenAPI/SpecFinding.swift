@@ -1,3 +1,5 @@
+import Foundation
+
 /// One way a request or a response breaks the OpenAPI document: shown in the
 /// journal and the live page, and listed in a 4xx's problem details. An
 /// `Error` too, for the answers that cannot be made (a `Prefer` the
@@ -20,5 +22,33 @@ public struct SpecFinding: Error, Sendable, Hashable, Codable {
         self.pointer = pointer
         self.message = message
         self.source = source
+    }
+
+    /// Whether the finding points at a body field named like a secret
+    /// (``SecretMask/standard``): its message may repeat the value.
+    var pointsAtSecretBodyField: Bool {
+        guard pointer.hasPrefix("/body/"), let last = pointer.split(separator: "/").last else { return false }
+        return SecretMask.standard.bodyFields.contains(
+            SecretMask.normalized(JSONPointer.unescape(String(last))))
+    }
+
+    /// This finding without what its message says of the value (a secret).
+    func withoutValue() -> SpecFinding {
+        var copy = self
+        copy.message = "the value does not satisfy \(rule) (a secret: not shown)"
+        return copy
+    }
+
+    /// This finding with `value` (a secret) masked in its message.
+    func hiding(_ value: JSONValue) -> SpecFinding {
+        var copy = self
+        let mask = SecretMask.standard.mask
+        for shown in [SchemaValidator.short(value), value.description] {
+            copy.message = copy.message.replacingOccurrences(of: shown, with: mask)
+        }
+        if case .string(let text) = value, !text.isEmpty {
+            copy.message = copy.message.replacingOccurrences(of: text, with: mask)
+        }
+        return copy
     }
 }

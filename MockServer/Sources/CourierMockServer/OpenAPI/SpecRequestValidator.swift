@@ -41,7 +41,8 @@ struct SpecRequestValidator: Sendable {
             result.operation = operation
             let security = checkSecurity(operation, request)
             let parameters = checkParameters(operation, request, pathValues: pathValues)
-            let (body, unsupported) = checkBody(operation, request)
+            let (checked, unsupported) = checkBody(operation, request)
+            let body = checked.map { $0.pointsAtSecretBodyField ? $0.withoutValue() : $0 }
             result.findings = security + parameters + body
             if !security.isEmpty {
                 result.refusalStatus = 401
@@ -136,6 +137,17 @@ struct SpecRequestValidator: Sendable {
 
     // MARK: Parameters
 
+    /// Whether a parameter's value is a secret (``SecretMask/standard``):
+    /// every cookie, and headers and query parameters named like credentials.
+    static func isSecret(_ parameter: SpecParameter) -> Bool {
+        switch parameter.location {
+        case .cookie: true
+        case .header: SecretMask.standard.hidesHeader(parameter.name)
+        case .query: SecretMask.standard.hidesQuery(parameter.name)
+        case .path: false
+        }
+    }
+
     private func checkParameters(
         _ operation: SpecOperation, _ request: RecordedRequest, pathValues: [String: String]
     )
@@ -178,8 +190,10 @@ struct SpecRequestValidator: Sendable {
                 continue
             }
             if let schema = parameter.schema {
-                findings += validator.validate(
+                let found = validator.validate(
                     value, against: schema.value, at: schema.location, pointer: pointer)
+                // A secret's value (an API key that fails its pattern) is not repeated in the answer.
+                findings += Self.isSecret(parameter) ? found.map { $0.hiding(value) } : found
             }
         }
         return findings

@@ -98,8 +98,8 @@ struct RecordingWriter {
             pattern["queryParameters"] = .object(parameters)
         }
         var headers: [String: JSONValue] = [:]
-        let secrets = Set(options.secretHeaders.map { $0.lowercased() })
-        for header in request.headers where secrets.contains(header.name.lowercased()) {
+        let mask = self.secrets
+        for header in request.headers where mask.hidesHeader(header.name) {
             headers[header.name] = .object(["present": .bool(true)])
         }
         if !headers.isEmpty { pattern["headers"] = .object(headers) }

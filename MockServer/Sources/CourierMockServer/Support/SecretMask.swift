@@ -2,13 +2,17 @@
 /// people and files — the HAR export and recorded contract files: credential
 /// header fields, token query parameters, secret JSON and form fields.
 ///
-/// The lists are Courier's own `Redaction.standard` (CourierCore), written
-/// here again because courier-mock imports none of Courier's client modules;
-/// the end-to-end suite fails when the two differ. Header names are kept
+/// The lists are Courier's own `Redaction.standard` (CourierCore; its
+/// header fields are Courier's `CredentialFields`), written here again
+/// because courier-mock imports none of Courier's client modules — the
+/// proof shares no code with what it proves; the end-to-end suite fails
+/// when the two differ (`SecretsContracts`). Header names are kept
 /// lowercased; query and body names ``normalized(_:)``, as Courier compares them.
 public struct SecretMask: Sendable {
-    /// Header fields whose values are secrets.
-    public var headers: Set<String>
+    /// Header fields whose values are secrets (lowercased; compared
+    /// without case and separators, as Courier's `CredentialFields` does).
+    public var headers: Set<String> { didSet { comparedHeaders = Set(headers.map(Self.normalized)) } }
+    private var comparedHeaders: Set<String>
     /// Query parameters whose values are secrets.
     public var queryParameters: Set<String>
     /// JSON fields (at any depth) and form fields whose values are secrets.
@@ -20,6 +24,7 @@ public struct SecretMask: Sendable {
     /// body names without case and without `_`, `-`, `.` and spaces).
     public init(headers: Set<String>, queryParameters: Set<String>, bodyFields: Set<String>) {
         self.headers = Set(headers.map { $0.lowercased() })
+        self.comparedHeaders = Set(headers.map(Self.normalized))
         self.queryParameters = Set(queryParameters.map(Self.normalized))
         self.bodyFields = Set(bodyFields.map(Self.normalized))
     }
@@ -48,7 +53,7 @@ public struct SecretMask: Sendable {
         ])
 
     /// Whether `name`'s values are secrets.
-    func hidesHeader(_ name: String) -> Bool { headers.contains(name.lowercased()) }
+    func hidesHeader(_ name: String) -> Bool { comparedHeaders.contains(Self.normalized(name)) }
 
     /// Whether the query parameter `name`'s values are secrets.
     func hidesQuery(_ name: String) -> Bool { queryParameters.contains(Self.normalized(name)) }
@@ -58,7 +63,7 @@ public struct SecretMask: Sendable {
     func header(_ name: String, _ value: String) -> String {
         switch name.lowercased() {
         case "location", "content-location", "referer": url(value)
-        case let name where headers.contains(name): mask
+        case let name where hidesHeader(name): mask
         default: value
         }
     }
