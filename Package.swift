@@ -331,6 +331,8 @@ let package = Package(
                 .product(
                     name: "Configuration", package: "swift-configuration",
                     condition: .when(traits: ["Configuration"])),
+                // A JSON file's path, for swift-configuration's FileProvider.
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Modules/CourierConfiguration/Tests"
         ),

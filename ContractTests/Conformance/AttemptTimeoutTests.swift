@@ -105,4 +105,25 @@ struct AttemptTimeoutTests {
             #expect(error?.message.contains("idle timeout") == true, "\(String(describing: error))")
         }
     }
+
+    /// A call that waits longer than its own total fails with
+    /// ``CourierError/Code/timedOut`` (the total's, not the idle bound's
+    /// message) on every transport: the client's total, and an endpoint's
+    /// own that is shorter than the client's. The server never answers, so
+    /// the one second always passes.
+    @Test(arguments: TransportKind.allCases)
+    func aCallWaitingLongerThanItsTimeoutFailsAsTimedOut(kind: TransportKind) async throws {
+        try await withClient(kind, total: .seconds(1), downloads: DownloadTimeouts()) { client, node, _ in
+            let error = await timeout {
+                _ = try await client.send(Endpoint<RawResponse>(.get("never-answers"), on: node))
+            }
+            #expect(error?.message.contains("idle") == false, "\(String(describing: error))")
+        }
+        try await withClient(kind, total: hangGuard, downloads: DownloadTimeouts()) { client, node, _ in
+            var endpoint = Endpoint<RawResponse>(.get("never-answers"), on: node)
+            endpoint.spec.timeout = .seconds(1)
+            let error = await timeout { _ = try await client.send(endpoint) }
+            #expect(error?.message.contains("idle") == false, "\(String(describing: error))")
+        }
+    }
 }

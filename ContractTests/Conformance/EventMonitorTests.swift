@@ -50,10 +50,56 @@ struct EventMonitorTests {
             }
             // Every transport measures the whole exchange and the wait for its head;
             // libcurl also the name lookup and the connection.
-            let metrics = done.metrics
-            #expect(metrics.total != nil && metrics.timeToFirstByte != nil, "\(kind): \(metrics)")
-            if kind.isCurl { #expect(metrics.dnsLookup != nil && metrics.connect != nil, "\(metrics)") }
+            Self.expectPhasesInOrder(done.metrics, kind, tls: false)
+            // The first attempt opened the connection the others reused.
+            guard case .attemptFinished(1, .failure(let refused)) = recorder.kinds[2],
+                let first = refused.response?.metrics
+            else {
+                Issue.record("no first attempt with a response")
+                return
+            }
+            Self.expectPhasesInOrder(first, kind, tls: false)
+            if kind.isCurl {
+                #expect(first.connectionReused == false && done.metrics.connectionReused == true)
+            }
         }
+    }
+
+    /// The phases a transport measured are there, not negative, and in the
+    /// order they happen: name lookup, connecting, the TLS handshake, the
+    /// first byte, the whole exchange (libcurl counts each from the start).
+    /// A transport that measures no TLS phase leaves it `nil`; a plain
+    /// `http` exchange has none either.
+    static func expectPhasesInOrder(_ metrics: TransportMetrics, _ kind: TransportKind, tls: Bool) {
+        guard let total = metrics.total, let firstByte = metrics.timeToFirstByte else {
+            Issue.record("\(kind): no total or time to first byte in \(metrics)")
+            return
+        }
+        #expect(firstByte >= .zero && firstByte <= total, "\(kind): \(metrics)")
+        if !tls { #expect(metrics.tlsHandshake == nil, "\(kind): a TLS phase over http: \(metrics)") }
+        guard kind.isCurl else { return }
+        if metrics.connectionReused == true {
+            // No lookup, connect or handshake happened for this exchange.
+            #expect(
+                metrics.dnsLookup == nil && metrics.connect == nil && metrics.tlsHandshake == nil,
+                "\(kind): phases of a reused connection: \(metrics)")
+            return
+        }
+        guard let lookup = metrics.dnsLookup, let connect = metrics.connect else {
+            Issue.record("\(kind): no name lookup or connect phase in \(metrics)")
+            return
+        }
+        var phases = [lookup, connect]
+        if tls {
+            guard let handshake = metrics.tlsHandshake else {
+                Issue.record("\(kind): no TLS phase over https: \(metrics)")
+                return
+            }
+            phases.append(handshake)
+        }
+        phases += [firstByte, total]
+        #expect(phases.first.map { $0 >= .zero } ?? false, "\(kind): \(metrics)")
+        #expect(zip(phases, phases.dropFirst()).allSatisfy { $0 <= $1 }, "\(kind): out of order: \(metrics)")
     }
 
     static func name(_ kind: CallEvent.Kind) -> String {

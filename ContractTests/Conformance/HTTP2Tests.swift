@@ -53,11 +53,31 @@ struct HTTP2Tests {
                 #expect(response.body.bytes == Array("/r/\(index)".utf8))
             }
         }
-        let reuses = CurlFeatures.current.http2PriorKnowledgeReusesConnections
+        // What this libcurl can do, decided here from its version string —
+        // not from the check the transport uses, which this test checks.
+        let reuses = Self.reusesPriorKnowledgeConnections(version: CurlFeatures.current.version)
+        #expect(
+            CurlFeatures.current.http2PriorKnowledgeReusesConnections == reuses,
+            "the transport's check disagrees for libcurl \(CurlFeatures.current.version)")
         // scripts/check-newer-libcurl loads a libcurl without 7.88's bug: the reusing path must run.
         if ProcessInfo.processInfo.environment["COURIER_EXPECT_H2C_REUSE"] == "1" {
             #expect(reuses, "libcurl \(CurlFeatures.current.version) was loaded, not a newer one")
         }
         #expect(server.connections == (reuses ? 1 : burst + after))
+    }
+
+    /// libcurl 7.88.0 and 7.88.1 broke requests sent on an existing
+    /// prior-knowledge connection ("Error in the HTTP2 framing layer"; fixed
+    /// in 8.0.0); every other release reuses them.
+    static func reusesPriorKnowledgeConnections(version: String) -> Bool {
+        let parts = version.split(separator: ".").prefix(2).compactMap { Int($0) }
+        return parts != [7, 88]
+    }
+
+    @Test func theVersionRuleReadsVersionStrings() {
+        #expect(!Self.reusesPriorKnowledgeConnections(version: "7.88.1"))
+        #expect(!Self.reusesPriorKnowledgeConnections(version: "7.88.0"))
+        #expect(Self.reusesPriorKnowledgeConnections(version: "8.14.1"))
+        #expect(Self.reusesPriorKnowledgeConnections(version: "7.87.0"))
     }
 }

@@ -30,6 +30,27 @@ struct TLSTests {
         }
     }
 
+    /// Over https, libcurl measures the handshake, between connecting and
+    /// the first byte (the phases of EventMonitorTests, with the TLS one).
+    @Test func theTLSPhaseIsMeasuredInItsPlace() async throws {
+        let fixture = try await TLSFixture.make()
+        defer { fixture.remove() }
+        try await fixture.withServer { port async throws in
+            let response = try await withCurlTransport(
+                configuration: .init(tls: TLSSettings(caBundlePath: fixture.caPath))
+            ) { transport in
+                try await transport.send(
+                    OutgoingRequest(
+                        head: HTTPRequest(
+                            method: .get, scheme: "https", authority: "127.0.0.1:\(port)", path: "/")),
+                    options: .guarded)
+            }
+            #expect(response.statusCode == 200)
+            EventMonitorTests.expectPhasesInOrder(response.metrics, .curl, tls: true)
+            #expect(response.metrics.tlsHandshake.map { $0 > .zero } == true, "\(response.metrics)")
+        }
+    }
+
     @Test func pinnedKeysMustMatch() async throws {
         let fixture = try await TLSFixture.make()
         defer { fixture.remove() }

@@ -320,11 +320,20 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     /// Every transport, or only those named in `COURIER_TRANSPORTS`
     /// (`curl,curlPollLoop,urlSession,asyncHTTPClient`): scripts/check-asan checks
     /// CourierCurl for leaks on its own, without FoundationNetworking's.
+    ///
+    /// A name that is no transport's stops the run: a mistyped list would
+    /// otherwise run every per-transport test over no transport at all.
     static var allCases: [TransportKind] {
-        let chosen = ProcessInfo.processInfo.environment["COURIER_TRANSPORTS"]?.split(separator: ",")
-        return [.curl, .curlPollLoop, .urlSession, .asyncHTTPClient].filter { kind in
-            chosen?.contains { $0 == kind.rawValue } ?? true
+        let every: [TransportKind] = [.curl, .curlPollLoop, .urlSession, .asyncHTTPClient]
+        guard let list = ProcessInfo.processInfo.environment["COURIER_TRANSPORTS"] else { return every }
+        let chosen = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let unknown = chosen.filter { name in !every.contains { $0.rawValue == name } }
+        guard unknown.isEmpty, !chosen.isEmpty else {
+            fatalError(
+                "COURIER_TRANSPORTS=\(list) names no transport in \(unknown); "
+                    + "use \(every.map(\.rawValue).joined(separator: ","))")
         }
+        return every.filter { kind in chosen.contains(kind.rawValue) }
     }
 
     /// Those of `kinds` that ``allCases`` includes: for a test that runs

@@ -15,11 +15,21 @@ enum ContractTransport: String, CaseIterable, Sendable, CustomTestStringConverti
 
     /// Every transport, or only those named in `COURIER_TRANSPORTS`
     /// (`curl,urlSession,asyncHTTPClient`), as ``TransportKind/allCases``.
+    /// A name that is no transport's (the conformance suite's
+    /// `curlPollLoop` is one) stops the run: a mistyped list would
+    /// otherwise run every contract over no transport at all.
     static var allCases: [ContractTransport] {
-        let chosen = ProcessInfo.processInfo.environment["COURIER_TRANSPORTS"]?.split(separator: ",")
-        return [.curl, .urlSession, .asyncHTTPClient].filter { kind in
-            chosen?.contains { $0 == kind.shortName } ?? true
+        let every: [ContractTransport] = [.curl, .urlSession, .asyncHTTPClient]
+        guard let list = ProcessInfo.processInfo.environment["COURIER_TRANSPORTS"] else { return every }
+        let chosen = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let known = every.map(\.shortName) + ["curlPollLoop"]
+        let unknown = chosen.filter { !known.contains($0) }
+        guard unknown.isEmpty, !chosen.isEmpty else {
+            fatalError(
+                "COURIER_TRANSPORTS=\(list) names no transport in \(unknown); use \(known.joined(separator: ","))"
+            )
         }
+        return every.filter { chosen.contains($0.shortName) }
     }
 
     /// The name `COURIER_TRANSPORTS` uses.

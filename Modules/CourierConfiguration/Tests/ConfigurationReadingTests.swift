@@ -3,6 +3,8 @@
     import CourierConfiguration
     import CourierCore
     import CourierURLSession
+    import Foundation
+    import SystemPackage
     import Testing
     #if canImport(CourierCurl)
         import CourierCurl
@@ -72,20 +74,34 @@
             #expect(client.circuitBreaker == nil)
         }
 
-        @Test func typedValuesFromMemoryOrAJSONFile() throws {
-            let config = ConfigReader(
+        @Test func typedValuesFromMemoryOrAJSONFile() async throws {
+            let memory = ConfigReader(
                 provider: InMemoryProvider(values: [
                     "timeoutMs": 2500, "retry.maxAttempts": 2, "retry.budget.ratio": 0.25,
                     "retry.retryableStatusCodes": .init(.intArray([502, 503]), isSecret: false),
                     "circuitBreaker.enabled": true, "redirects.maxRedirects": "3",
                 ]))
-            let client = try APIClient.Configuration(transport: Self.transport, configReader: config)
-            #expect(client.timeout == .milliseconds(2500))
-            #expect(client.retryPolicy.maxAttempts == 2)
-            #expect(client.retryPolicy.budget?.ratio == 0.25)
-            #expect(client.retryPolicy.retryableStatusCodes == [502, 503])
-            #expect(client.circuitBreaker != nil)
-            #expect(client.redirects.maxRedirects == 3)  // a number given as text counts
+            // The same settings as a JSON file, read by swift-configuration's file provider.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID()).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(
+                #"""
+                {"timeoutMs": 2500, "retry": {"maxAttempts": 2, "budget": {"ratio": 0.25},
+                 "retryableStatusCodes": [502, 503]}, "circuitBreaker": {"enabled": true},
+                 "redirects": {"maxRedirects": "3"}}
+                """#.utf8
+            ).write(to: file)
+            let json = ConfigReader(
+                provider: try await FileProvider<JSONSnapshot>(filePath: FilePath(file.path)))
+            for (source, config) in [("memory", memory), ("a JSON file", json)] {
+                let client = try APIClient.Configuration(transport: Self.transport, configReader: config)
+                #expect(client.timeout == .milliseconds(2500), "\(source)")
+                #expect(client.retryPolicy.maxAttempts == 2, "\(source)")
+                #expect(client.retryPolicy.budget?.ratio == 0.25, "\(source)")
+                #expect(client.retryPolicy.retryableStatusCodes == [502, 503], "\(source)")
+                #expect(client.circuitBreaker != nil, "\(source)")
+                #expect(client.redirects.maxRedirects == 3, "\(source)")  // a number given as text counts
+            }
         }
 
         @Test(arguments: [
@@ -200,5 +216,15 @@
                 #expect(ahc.hostOverrides == ["api.example.com": "127.0.0.1"])
             }
         #endif
+    }
+#else
+    import Testing
+
+    /// Without the `Configuration` trait CourierConfiguration is not built,
+    /// and its tests with it: said, not silent (the test command builds
+    /// with the trait, and scripts/check-tsan requires these suites to run).
+    @Suite(.disabled("built without the Configuration trait: swift test --traits Configuration"))
+    struct ConfigurationReadingTests {
+        @Test func notBuilt() {}
     }
 #endif

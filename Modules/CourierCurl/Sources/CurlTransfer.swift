@@ -374,12 +374,19 @@ final class CurlTransfer {
             case Int(CURL_HTTP_VERSION_3): "3"
             default: nil
             }
+        // A reused connection had no lookup, connect or handshake of its own
+        // (libcurl reports 0 for some and a cached lookup's few µs for
+        // others), and plain http has no handshake: those phases are absent.
+        let reused = long(CURLINFO_NUM_CONNECTS).map { $0 == 0 }
+        let connected = reused != true
+        let tls = connected && request.head.scheme?.lowercased() == "https"
         return TransportMetrics(
-            total: micro(CURLINFO_TOTAL_TIME_T), dnsLookup: micro(CURLINFO_NAMELOOKUP_TIME_T),
-            connect: micro(CURLINFO_CONNECT_TIME_T), tlsHandshake: micro(CURLINFO_APPCONNECT_TIME_T),
+            total: micro(CURLINFO_TOTAL_TIME_T),
+            dnsLookup: connected ? micro(CURLINFO_NAMELOOKUP_TIME_T) : nil,
+            connect: connected ? micro(CURLINFO_CONNECT_TIME_T) : nil,
+            tlsHandshake: tls ? micro(CURLINFO_APPCONNECT_TIME_T) : nil,
             timeToFirstByte: micro(CURLINFO_STARTTRANSFER_TIME_T), bytesSent: uploaded,
-            bytesReceived: downloaded,
-            connectionReused: long(CURLINFO_NUM_CONNECTS).map { $0 == 0 }, httpVersion: version,
+            bytesReceived: downloaded, connectionReused: reused, httpVersion: version,
             resends: easy?.hasPrerequestHook == true ? max(0, sendings - 1) : nil)
     }
 
