@@ -48,6 +48,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // The README's configuration example reads through its ConfigReader.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
     ],
@@ -84,6 +85,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // To read back compressed request bodies as the server received them.
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "CourierCacheRedis", package: "Courier"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Conformance"
         ),

@@ -13,7 +13,7 @@ library_modules=(
 # scripts/lint formats them).
 documented_files() {
     local file
-    for file in README.md Modules/*/README.md MockServer/README.md Benchmarks/README.md \
+    for file in README.md Modules/*/README.md MockServer/README.md Benchmarks/README.md docs/*.md \
         Modules/*/Sources/*.docc/*.md; do
         if [[ -f $file ]]; then echo "$file"; fi
     done

@@ -27,7 +27,7 @@ final class CachePassWork: CachePass {
         /// Whether the request carried a credential.
         var credentialed = false
         /// What the later components declared, as ``read(_:identity:)`` was told.
-        var identity = PassIdentity.declared(nil)
+        var identity = PassIdentity.addsNothing
         /// The stored entry a revalidation was sent for.
         var revalidating: CacheEntry?
         /// The stored entry the network was asked instead of, which may
@@ -80,15 +80,15 @@ final class CachePassWork: CachePass {
         let now = cache.clock.date
         var entry = await lookup(key, now: now)
         if let stored = entry,
-            !StoredResponses.matches(stored, head.headerFields, sensitive: cache.sensitiveFields)
+            !StoredResponses.matches(stored, head.headerFields, sensitive: call.credentials)
         {
             // Not the most recent variant: perhaps one kept beside it.
             entry = nil
             if let slot = StoredResponses.variantKey(
                 of: key, for: stored, head.headerFields, slots: policy.variants,
-                sensitive: cache.sensitiveFields),
+                sensitive: call.credentials),
                 let variant = await lookup(slot, now: now),
-                StoredResponses.matches(variant, head.headerFields, sensitive: cache.sensitiveFields)
+                StoredResponses.matches(variant, head.headerFields, sensitive: call.credentials)
             {
                 entry = variant
             }
@@ -234,7 +234,7 @@ final class CachePassWork: CachePass {
         (key: CacheKey, credentialed: Bool), CacheSkip
     > {
         let owner = RequestOwner(
-            request, identity: identity, call: call, sensitiveFields: cache.sensitiveFields)
+            request, identity: identity, call: call)
         let digest: String?
         switch owner {
         case .unknown(let reason): return .failure(reason)
@@ -267,7 +267,7 @@ final class CachePassWork: CachePass {
     private var rules: StoredResponses.Rules {
         StoredResponses.Rules(
             followsHTTPHeaders: policy.followsHTTPHeaders, shared: cache.sharing.isShared,
-            credentialed: state.withLock { $0.credentialed }, sensitiveFields: cache.sensitiveFields,
+            credentialed: state.withLock { $0.credentialed }, credentials: call.credentials,
             expiry: policy.expiry)
     }
 

@@ -16,13 +16,9 @@ enum RequestOwner: Equatable {
     /// - Parameters:
     ///   - request: The request as the per-call chain left it.
     ///   - identity: What the later components declared.
-    ///   - call: The pass's call (its cookie jar, whether it authenticates per call).
-    ///   - sensitiveFields: The cache's credential fields, beside `Authorization`,
-    ///     `Proxy-Authorization` and `Cookie`.
-    init(
-        _ request: OutgoingRequest, identity: PassIdentity, call: CacheCall,
-        sensitiveFields: Set<HTTPField.Name>
-    ) {
+    ///   - call: The pass's call (its cookie jar, its credential fields,
+    ///     whether it authenticates per call).
+    init(_ request: OutgoingRequest, identity: PassIdentity, call: CacheCall) {
         // One of the later components may add a credential and did not say
         // whose: the cache cannot tell whose the response is.
         if let name = identity.undeclaredBy {
@@ -34,16 +30,14 @@ enum RequestOwner: Equatable {
         var field: String?
         // The principal an authenticator signed the credential fields for
         // stands for them: a refreshed token keeps its user's entries.
-        let credentials = CredentialFields.identity(of: request)
+        let model = call.credentials
+        let credentials = model.identity(of: request)
         if credentials.signed {
             lines.append(credentials.lines)
             field = "a credential signed for a principal"
-        }
-        for entry in head.headerFields
-        where CredentialFields.names.contains(entry.name) || sensitiveFields.contains(entry.name) {
-            if credentials.signed, CredentialFields.names.contains(entry.name) { continue }
-            lines.append("\(entry.name.canonicalName): \(entry.value)")
-            field = field ?? entry.name.rawName
+        } else if !credentials.lines.isEmpty {
+            lines.append(credentials.lines)
+            field = head.headerFields.first { model.contains($0.name) }?.name.rawName
         }
         // The jar's cookies join the request in the transport, after the
         // cache: whose the response is depends on them all the same.

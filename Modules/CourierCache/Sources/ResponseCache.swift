@@ -35,12 +35,12 @@ import Logging
 /// disk in the background (``settle()`` waits for them).
 ///
 /// **What is never stored**: a response to a request that carried a
-/// credential (``sensitiveFields`` on the request, or an authenticating
-/// interceptor), unless the endpoint opts in — and then the key includes a
-/// digest of the credential; a response marked `Cache-Control: no-store`,
-/// or a request that said so; in a ``CacheSharing/shared`` cache, a
-/// `private` one. No field in ``sensitiveFields`` (nor `Set-Cookie`) is
-/// written to any store.
+/// credential (a field of the client's ``/CourierCore/CredentialFields``,
+/// or an authenticating interceptor), unless the endpoint opts in — and
+/// then the key includes a digest of the credential; a response marked
+/// `Cache-Control: no-store`, or a request that said so; in a
+/// ``CacheSharing/shared`` cache, a `private` one. No credential field
+/// (`Set-Cookie` among them) is written to any store.
 public final class ResponseCache: Sendable, ResponseCaching {
     /// The memory tier, if any.
     public let memory: MemoryStore?
@@ -50,10 +50,6 @@ public final class ResponseCache: Sendable, ResponseCaching {
     public let defaults: CachePolicy
     /// Whether this cache serves one user or many.
     public let sharing: CacheSharing
-    /// Fields that carry credentials: a request with any of them is
-    /// credentialed, and none of them — in a request or a response — is
-    /// ever written to a store.
-    public let sensitiveFields: Set<HTTPField.Name>
     let clock: any CourierClock
     /// Disk writes and removals in flight.
     let writes = PendingWork()
@@ -67,12 +63,6 @@ public final class ResponseCache: Sendable, ResponseCaching {
     /// Where each pass's outcome is logged, at debug level.
     let logger: Logger
 
-    /// The fields treated as credentials by default.
-    public static let defaultSensitiveFields: Set<HTTPField.Name> = [
-        .authorization, .proxyAuthorization, .cookie, .setCookie,
-        HTTPField.Name("X-API-Key"), HTTPField.Name("X-Auth-Token"), HTTPField.Name("API-Key"),
-    ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
-
     /// Creates a cache.
     /// - Parameters:
     ///   - memory: The memory tier: 16 MiB by default; `nil` for none.
@@ -80,7 +70,6 @@ public final class ResponseCache: Sendable, ResponseCaching {
     ///   - defaults: What endpoints do unless they say otherwise: read
     ///     nothing, write both tiers, expire after five minutes.
     ///   - sharing: ``CacheSharing/private`` (one user) by default.
-    ///   - sensitiveFields: Fields that carry credentials.
     ///   - clock: Dates for storing and expiry (a `TestClock` in tests).
     ///   - onStoreError: Told of every store failure (a read that became a
     ///     miss, a write that did not happen); calls never fail for them.
@@ -92,7 +81,7 @@ public final class ResponseCache: Sendable, ResponseCaching {
     public init(
         memory: MemoryStore? = MemoryStore(), disk: (any CacheStore)? = nil,
         defaults: CachePolicy = CachePolicy(),
-        sharing: CacheSharing = .private, sensitiveFields: Set<HTTPField.Name> = defaultSensitiveFields,
+        sharing: CacheSharing = .private,
         clock: any CourierClock = SystemClock(), onStoreError: (@Sendable (CacheStoreError) -> Void)? = nil,
         logger: Logger = Logger(label: "courier.cache"), onEvent: (@Sendable (CacheEvent) -> Void)? = nil
     ) {
@@ -100,7 +89,6 @@ public final class ResponseCache: Sendable, ResponseCaching {
         self.disk = disk
         self.defaults = defaults
         self.sharing = sharing
-        self.sensitiveFields = sensitiveFields
         self.clock = clock
         self.onStoreError = onStoreError
         self.logger = logger
@@ -123,7 +111,6 @@ public final class ResponseCache: Sendable, ResponseCaching {
     ///   - memoryCostLimit: The memory tier's size: 16 MiB.
     ///   - defaults: What endpoints do unless they say otherwise.
     ///   - sharing: ``CacheSharing/shared`` by default: a fleet's cache serves many users.
-    ///   - sensitiveFields: Fields that carry credentials.
     ///   - clock: Dates for storing, expiry and the memory tier's lifetime.
     ///   - onStoreError: Told of every store failure.
     ///   - logger: Where each pass's outcome goes, at debug level.
@@ -132,14 +119,13 @@ public final class ResponseCache: Sendable, ResponseCaching {
         memoryAndShared shared: any CacheStore, memoryTimeToLive: Duration = .seconds(5),
         memoryCostLimit: Int = 16 << 20, defaults: CachePolicy = CachePolicy(),
         sharing: CacheSharing = .shared,
-        sensitiveFields: Set<HTTPField.Name> = defaultSensitiveFields,
         clock: any CourierClock = SystemClock(),
         onStoreError: (@Sendable (CacheStoreError) -> Void)? = nil,
         logger: Logger = Logger(label: "courier.cache"), onEvent: (@Sendable (CacheEvent) -> Void)? = nil
     ) {
         self.init(
             memory: MemoryStore(costLimit: memoryCostLimit, timeToLive: memoryTimeToLive, clock: clock),
-            disk: shared, defaults: defaults, sharing: sharing, sensitiveFields: sensitiveFields,
+            disk: shared, defaults: defaults, sharing: sharing,
             clock: clock, onStoreError: onStoreError, logger: logger, onEvent: onEvent)
     }
 

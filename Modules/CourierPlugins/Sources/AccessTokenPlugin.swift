@@ -27,7 +27,10 @@ import HTTPTypes
 ///
 /// A response cache and coalescing key each call by the token's digest
 /// (``credentialIdentity(for:)``, which asks the closure once more before
-/// they decide): calls with two tokens never share a response.
+/// they decide): calls with two tokens never share a response. In such a
+/// call, each attempt's token must be the one declared: when the closure
+/// returns another (it switched users in between), the call fails with
+/// ``/CourierCore/CourierError/Code/credentialMismatch`` and nothing is sent.
 ///
 /// For refreshing expired tokens, with one refresh for any number of
 /// calls, use CourierCore's `Authenticator`; this plugin only applies.
@@ -57,9 +60,11 @@ public struct AccessTokenPlugin: Plugin {
         return .digest(of: value)
     }
 
-    /// Sets `Authorization: <scheme> <token>` unless the endpoint's type is `.none`.
+    /// Sets `Authorization: <scheme> <token>` unless the endpoint's type is
+    /// `.none`; in a shared call, only the token it declared.
     public func prepare(_ request: HTTPRequest, context: CallContext) async throws -> HTTPRequest {
         guard let value = try await authorization(context) else { return request }
+        try CredentialIdentity.digest(of: value).expectDeclared(in: context, request: request)
         var request = request
         request.headerFields[.authorization] = value
         return request

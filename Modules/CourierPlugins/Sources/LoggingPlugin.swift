@@ -39,10 +39,13 @@ import Logging
 /// call, which is about every attempt), `courier.endpoint` (the route
 /// template), and on a response `courier.status`, `courier.duration_ms`,
 /// `courier.bytes`.
-public struct LoggingPlugin: Plugin {
+public struct LoggingPlugin: Plugin, Redacting {
     /// Where lines go.
     public var logger: Logger
-    /// What is masked.
+    /// What is masked, beside the credential fields of the client whose
+    /// calls it logs (``/CourierCore/CallContext/credentialFields``). The
+    /// header fields it hides count as credentials of those calls
+    /// (``/CourierCore/Redacting``).
     public var redaction: Redaction
     /// The most body bytes a trace line shows: 4 KiB by default.
     public var bodyLimit: Int
@@ -60,6 +63,7 @@ public struct LoggingPlugin: Plugin {
     /// Logs the request: a summary, its fields, its curl command.
     public func willSend(_ request: HTTPRequest, context: CallContext) async {
         let metadata = Self.metadata(context)
+        let redaction = redaction.hiding(context.credentialFields)
         let size = context.requestBody?.length.map { ", body \($0) B" } ?? ""
         logger.info(
             "→ \(request.method) \(redaction.url(request))\(size)", metadata: metadata)
@@ -74,6 +78,7 @@ public struct LoggingPlugin: Plugin {
     public func didReceive(
         _ result: Result<RawResponse, CourierError>, request: HTTPRequest, context: CallContext
     ) async {
+        let redaction = redaction.hiding(context.credentialFields)
         var metadata = Self.metadata(context)
         switch result {
         case .success(let response):

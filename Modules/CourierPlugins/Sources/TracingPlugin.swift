@@ -26,9 +26,11 @@ import Tracing
 /// InstrumentationSystem.bootstrap(otelTracer)
 /// let client = APIClient(transport: CurlTransport.shared, plugins: [TracingPlugin()])
 /// ```
-public final class TracingPlugin: Plugin {
+public final class TracingPlugin: Plugin, Redacting {
     private let tracer: any Tracer
-    private let redaction: Redaction
+    /// What `url.full` leaves out; the header fields it hides count as
+    /// credentials of the calls it traces (``/CourierCore/Redacting``).
+    public let redaction: Redaction
     private let spans = Locked<[UInt64: CallSpans]>([:])
 
     private struct CallSpans {

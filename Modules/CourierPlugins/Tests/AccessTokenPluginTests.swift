@@ -51,6 +51,28 @@ struct AccessTokenPluginTests {
         #expect(origin.requests.map { $0.head.headerFields[.authorization] } == ["Bearer t1", "Bearer t2"])
     }
 
+    /// A token source that switches users between the plugin's declaration
+    /// (which keys a shared call) and its `prepare`: the call fails closed,
+    /// nothing is sent, and the next call is not answered from it.
+    @Test func aTokenThatChangesAfterItsDeclarationFailsClosed() async throws {
+        let origin = Origin()
+        let reads = Locked(0)
+        let plugin = AccessTokenPlugin { _, _ in
+            reads.withLock { count in
+                count += 1
+                return count == 1 ? "alice" : "bob"
+            }
+        }
+        let shared = Endpoint<User>(.get("me"), on: .api).coalesced()
+        let error = await #expect(throws: CourierError.self) {
+            try await Self.client(origin, plugin).send(shared)
+        }
+        #expect(error?.code == .credentialMismatch)
+        #expect(error?.thrownBy?.contains("AccessTokenPlugin") == true)
+        #expect(
+            origin.requests.isEmpty, "sent \(origin.requests.map { $0.head.headerFields[.authorization] })")
+    }
+
     @Test func aTokenWithALineBreakIsRefusedNotSentNotEchoed() async throws {
         let origin = Origin()
         let plugin = AccessTokenPlugin { _, _ in "secret\r\nX-Injected: yes" }

@@ -240,6 +240,35 @@ struct ChallengeAuthenticatorTests {
         #expect(origin.requests.last?.head.headerFields[.authorization]?.contains("nc=00000001") == true)
     }
 
+    /// Origin A, in the scope, redirects to origin B, which challenges: the
+    /// answer would go to A (the interceptor sends the attempt's first hop),
+    /// so it is not made; the caller gets B's 401, and A never sees an
+    /// `Authorization` — in either tier, for Basic and for Digest.
+    @Test(arguments: [false, true], [#"Basic realm="b""#, #"Digest realm="b", qop="auth", nonce="n-b""#])
+    func aChallengeFromAnotherOriginIsNotAnsweredToTheFirst(perCall: Bool, challenge: String) async throws {
+        let origin = Origin { head, _ in
+            if head.authority == "api.example.com" {
+                var fields = HTTPFields()
+                fields[.location] = "https://b.example.net/items"
+                return .status(307, headers: fields)
+            }
+            return .status(401, headers: Self.challenges(challenge))
+        }
+        let auth = Self.authenticator(for: [.api])
+        let error = await #expect(throws: CourierError.self) {
+            try await Self.client(origin, auth, perCall: perCall).send(Self.items)
+        }
+        #expect(error?.response?.statusCode == 401)
+        let answeredTo = origin.requests.filter { $0.head.headerFields[.authorization] != nil }.map {
+            $0.head.authority ?? ""
+        }
+        #expect(answeredTo.isEmpty, "an answer to b.example.net's challenge went to \(answeredTo)")
+        // And nothing of B's was remembered for A: the next call goes out bare.
+        let before = origin.requests.count
+        _ = try? await Self.client(origin, auth, perCall: perCall).send(Self.items)
+        #expect(origin.requests.dropFirst(before).first?.head.headerFields[.authorization] == nil)
+    }
+
     @Test func itDeclaresWhoseCredentialsItAdds() async throws {
         let context = CallContext(
             callID: 1, name: "items", route: .get("items"), node: .api, environment: .production, attempt: 1)

@@ -16,7 +16,7 @@ enum StoredResponses {
         let followsHTTPHeaders: Bool
         let shared: Bool
         let credentialed: Bool
-        let sensitiveFields: Set<HTTPField.Name>
+        let credentials: CredentialFields
         let expiry: CacheExpiry
     }
 
@@ -60,9 +60,9 @@ enum StoredResponses {
         }
         var entry = CacheEntry(
             status: response.statusCode,
-            headerFields: kept(response.headerFields, sensitive: rules.sensitiveFields),
+            headerFields: kept(response.headerFields, sensitive: rules.credentials),
             body: body, storedAt: now, expiresAt: nil,
-            variantFields: variant(variantNames, of: request.headerFields, sensitive: rules.sensitiveFields))
+            variantFields: variant(variantNames, of: request.headerFields, sensitive: rules.credentials))
         entry.expiresAt = expiration(of: entry, rules: rules, now: now)
         return .success(entry)
     }
@@ -111,7 +111,7 @@ enum StoredResponses {
         -> CacheEntry
     {
         var refreshed = entry
-        let update = kept(notModified.headerFields, sensitive: rules.sensitiveFields)
+        let update = kept(notModified.headerFields, sensitive: rules.credentials)
         // Not Content-Length, nor Content-Encoding: the stored body is the
         // decoded one, and a 304 cannot change what it is (§3.2).
         for name in Set(update.map(\.name)) where name != .contentLength && name != .contentEncoding {
@@ -151,7 +151,7 @@ enum StoredResponses {
     /// entry read from a slot is matched like any other.
     static func variantKey(
         of key: CacheKey, for entry: CacheEntry, _ fields: HTTPFields, slots: Int,
-        sensitive: Set<HTTPField.Name>
+        sensitive: CredentialFields
     ) -> CacheKey? {
         guard let names = varyNames(entry.headerFields), !names.isEmpty else { return nil }
         return variantKey(of: key, values: variant(names, of: fields, sensitive: sensitive), slots: slots)
@@ -171,7 +171,7 @@ enum StoredResponses {
     }
 
     /// Whether `entry` is the variant for a request with `fields` (§4.1).
-    static func matches(_ entry: CacheEntry, _ fields: HTTPFields, sensitive: Set<HTTPField.Name>) -> Bool {
+    static func matches(_ entry: CacheEntry, _ fields: HTTPFields, sensitive: CredentialFields) -> Bool {
         guard let names = varyNames(entry.headerFields) else { return false }
         return names.isEmpty || variant(names, of: fields, sensitive: sensitive) == entry.variantFields
     }
@@ -189,20 +189,21 @@ enum StoredResponses {
 
     /// Fields about one connection, never stored (RFC 9110 §7.6.1).
     private static let hopByHop: Set<HTTPField.Name> = [
-        .connection, .transferEncoding, .te, .trailer, .upgrade, .proxyAuthenticate, .proxyAuthorization,
+        .connection, .transferEncoding, .te, .trailer, .upgrade, .proxyAuthenticate,
         HTTPField.Name("Proxy-Authentication-Info"),
         HTTPField.Name("Keep-Alive"), HTTPField.Name("Proxy-Connection"),
     ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
 
-    /// The response's fields without credentials, `Set-Cookie` or hop-by-hop fields.
-    private static func kept(_ fields: HTTPFields, sensitive: Set<HTTPField.Name>) -> HTTPFields {
+    /// The response's fields without credentials (``CredentialFields``, `Set-Cookie`
+    /// among them) or hop-by-hop fields.
+    private static func kept(_ fields: HTTPFields, sensitive: CredentialFields) -> HTTPFields {
         let named = Set(
             fields[values: .connection].flatMap { $0.split(separator: ",") }.compactMap {
                 HTTPField.Name($0.trimmingBlanks())
             })
         var kept = HTTPFields()
         for field in fields
-        where !sensitive.contains(field.name) && field.name != .setCookie && !hopByHop.contains(field.name)
+        where !sensitive.contains(field.name) && !hopByHop.contains(field.name)
             && !named.contains(field.name)
         {
             kept.append(field)
@@ -227,7 +228,7 @@ enum StoredResponses {
 
     /// A request's values of the `names` fields; a credential as its digest.
     private static func variant(
-        _ names: [HTTPField.Name], of fields: HTTPFields, sensitive: Set<HTTPField.Name>
+        _ names: [HTTPField.Name], of fields: HTTPFields, sensitive: CredentialFields
     )
         -> HTTPFields
     {
@@ -236,7 +237,7 @@ enum StoredResponses {
             let values = fields[values: name]
             guard !values.isEmpty else { continue }
             let value = values.joined(separator: ", ")
-            let isSecret = sensitive.contains(name) || name == .authorization || name == .cookie
+            let isSecret = sensitive.contains(name)
             variant.append(
                 HTTPField(name: name, value: isSecret ? "sha256:" + SHA256.hex(Array(value.utf8)) : value))
         }

@@ -30,8 +30,8 @@ public struct CachePolicy: Sendable {
     /// What makes two requests the same entry.
     public var key: CacheKeyRule
     /// Whether responses to requests that carried a credential — an
-    /// `Authorization` or `Cookie` field, any field in the cache's
-    /// ``ResponseCache/sensitiveFields``, or an authenticating interceptor —
+    /// field of the client's ``/CourierCore/CredentialFields``, or an
+    /// authenticating interceptor —
     /// are stored: `false` by default. When `true`, the key includes a digest
     /// of the credential, so one user's response is never served to another.
     public var storesCredentialedResponses: Bool

@@ -50,7 +50,7 @@ public final class MemoryStore: CacheStore {
     private let storage: Locked<Storage>
     /// How long an entry stays in this tier, whatever its own expiry; `nil`
     /// for as long as the entry lives. In front of a store that other
-    /// processes write (``ResponseCache/init(memoryAndShared:memoryTimeToLive:memoryCostLimit:defaults:sharing:sensitiveFields:clock:onStoreError:logger:onEvent:)``),
+    /// processes write (``ResponseCache/init(memoryAndShared:memoryTimeToLive:memoryCostLimit:defaults:sharing:clock:onStoreError:logger:onEvent:)``),
     /// it bounds how long this process can serve an entry another one has
     /// since refreshed or removed.
     public let timeToLive: Duration?

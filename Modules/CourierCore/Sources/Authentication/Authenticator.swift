@@ -105,16 +105,26 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
 
     /// The provider's principal for the current credential
     /// (``CredentialProvider/principal(of:)``), or else the credential fields
-    /// it puts on a request (``CredentialIdentity/fields(_:)``);
+    /// it puts on a request (``CredentialIdentity/fields(_:in:)``);
     /// ``CredentialIdentity/none`` for an endpoint that does not
     /// authenticate, a node outside the scope, or no credential yet;
     /// ``CredentialIdentity/undeclared`` when the provider signs something
     /// other than the credential fields (the URL, a field of its own), which
     /// the pipeline cannot tell apart.
+    ///
+    /// Registered per attempt in a call the cache or coalescing shares, it
+    /// sends only what it declared: a credential refreshed in between must
+    /// have the same principal, or the call fails with
+    /// ``CourierError/Code/credentialMismatch`` and nothing is sent.
     public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity {
         guard context.authenticates, scope.contains(context), let credential,
             !AuthenticationRefresh.inProgress.contains(ObjectIdentifier(self))
         else { return .none }
+        return identity(of: credential, context)
+    }
+
+    /// Whose `credential` is, as ``credentialIdentity(for:)`` declares it.
+    private func identity(of credential: Credential, _ context: CallContext) -> CredentialIdentity {
         if let principal = provider.principal(of: credential) { return .principal(principal) }
         var probe = HTTPRequest(method: .get, scheme: "https", authority: "identity.invalid", path: "/")
         do {
@@ -122,8 +132,9 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         } catch {
             return .undeclared
         }
-        let identity = CredentialIdentity.fields(probe.headerFields)
-        let onlyCredentialFields = probe.headerFields.allSatisfy { CredentialFields.names.contains($0.name) }
+        let credentials = context.credentialFields
+        let identity = CredentialIdentity.fields(probe.headerFields, in: credentials)
+        let onlyCredentialFields = probe.headerFields.allSatisfy { credentials.contains($0.name) }
         return identity == .none || !onlyCredentialFields || probe.path != "/" ? .undeclared : identity
     }
 
@@ -157,11 +168,11 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
             signed = try await credentialToSend(context)
         }
         do {
-            return try await next(try sign(request, with: signed))
+            return try await next(try sign(request, with: signed, context))
         } catch let failure as CourierError where provider.isAuthenticationFailure(failure) {
             let fresh = try await credentialAfterFailure(
                 of: signed, failure, context)
-            return try await next(try sign(request, with: fresh))
+            return try await next(try sign(request, with: fresh, context))
         }
     }
 
@@ -379,9 +390,15 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         continuation?.resume(returning: .failure(cancelled))
     }
 
-    private func sign(_ request: OutgoingRequest, with signed: Signed) throws(CourierError) -> OutgoingRequest
+    private func sign(_ request: OutgoingRequest, with signed: Signed, _ context: CallContext)
+        throws(CourierError) -> OutgoingRequest
     {
         guard let credential = signed.credential else { throw Self.noCredential(request) }
+        // Per attempt in a shared call: what is sent is what was declared.
+        if context.declaredCredential != nil {
+            try identity(of: credential, context).expectDeclared(in: context, request: request.head)
+        }
+        let unsigned = request.head.headerFields
         var request = request
         do {
             try provider.apply(credential, to: &request.head)
@@ -394,8 +411,8 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         // keys, as long as the request carries exactly these fields.
         if let principal = provider.principal(of: credential) {
             request.signedPrincipal = SignedPrincipal(
-                fields: CredentialFields.lines(request.head.headerFields),
-                name: "\(String(reflecting: Provider.self))\n\(principal)")
+                principal, by: String(reflecting: Provider.self), signed: request.head.headerFields,
+                unsigned: unsigned, context.credentialFields)
         }
         return request
     }

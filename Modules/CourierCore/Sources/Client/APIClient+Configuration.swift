@@ -84,6 +84,11 @@ extension APIClient {
         /// Told of every step of every call (``EventMonitor``), before the
         /// call's plugins, which are monitors too; empty by default.
         public var eventMonitors: [any EventMonitor]
+        /// The header fields that carry credentials (``CredentialFields``):
+        /// the standard ones by default. Declare the fields your API puts
+        /// its credentials in, so that caching, coalescing, redirects and
+        /// redaction treat them as they treat `Authorization`.
+        public var credentialFields: CredentialFields = .standard
         /// The response cache calls consult (CourierCache's
         /// `configuration.cache`); `nil` (no cache) by default.
         package var responseCache: (any ResponseCaching)?

@@ -60,7 +60,7 @@ final class InFlightCalls: Sendable {
         -> RawResponse
     {
         guard mayShare(request, state), let identity = state.identity, identity.isDeclared,
-            let requestKey = RequestKey(request)
+            let requestKey = RequestKey(request, credentials: state.settings.credentials)
         else {
             return try await AttemptStage.run(request, state)
         }

@@ -9,9 +9,9 @@ import HTTPTypes
 ///   dropped, query parameters sorted by name (values of one name keep their
 ///   order);
 /// - **body**: the SHA-256 of its bytes (`nil` without a body);
-/// - **credential**: the SHA-256 of the `Authorization`, `Proxy-Authorization`
-///   and `Cookie` fields — so calls of two users never share a response,
-///   and the key holds no secret — or of the principal an ``Authenticator``
+/// - **credential**: the SHA-256 of the credential fields
+///   (``CredentialFields``: the call's) — so calls of two users never share
+///   a response, and the key holds no secret — or of the principal an ``Authenticator``
 ///   signed them for (``CredentialProvider/principal(of:)``), while they are
 ///   the fields it signed;
 /// - **negotiation**: `Accept` and `Accept-Language`, which choose the
@@ -32,14 +32,17 @@ package struct RequestKey: Sendable, Hashable, CustomStringConvertible {
     package let negotiation: String
 
     /// The key of a request, or `nil` for one with a streamed or file body.
-    package init?(_ request: OutgoingRequest) {
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - credentials: Which of its fields carry credentials.
+    package init?(_ request: OutgoingRequest, credentials: CredentialFields) {
         guard let bodyDigest = Self.bodyDigest(request.body) else { return nil }
         let head = request.head
         self.method = head.method
         self.url = Self.normalisedURL(head)
         self.bodyDigest = bodyDigest
-        let credentials = CredentialFields.identity(of: request).lines
-        self.credential = credentials.isEmpty ? nil : SHA256.hex(Array(credentials.utf8))
+        let lines = credentials.identity(of: request).lines
+        self.credential = lines.isEmpty ? nil : SHA256.hex(Array(lines.utf8))
         self.negotiation = [HTTPField.Name.accept, .acceptLanguage].map { name in
             head.headerFields[values: name].joined(separator: ", ")
         }.joined(separator: "\n")

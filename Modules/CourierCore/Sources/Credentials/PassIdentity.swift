@@ -93,9 +93,9 @@ package enum PassIdentity: Sendable, Equatable {
     /// `keyed`, the request the cache and coalescing saw.
     /// - Throws: ``CourierError/Code/invalidRequest`` naming the fields that
     ///   changed, when they did; nothing is sent.
-    static func checkUnchanged(_ head: HTTPRequest, against keyed: HTTPRequest, _ credentials: CredentialFields)
-        throws(CourierError)
-    {
+    static func checkUnchanged(
+        _ head: HTTPRequest, against keyed: HTTPRequest, _ credentials: CredentialFields
+    ) throws(CourierError) {
         guard credentials.lines(head.headerFields) != credentials.lines(keyed.headerFields) else { return }
         let changed = credentials.changed(head.headerFields, keyed.headerFields)
         var error = CourierError(

@@ -69,6 +69,12 @@ extension CourierError {
         /// failed too often lately. Nothing was sent; ``CourierError/underlying``
         /// is a ``CircuitOpenError`` saying until when. Not retried.
         public static let circuitOpen = Code("circuitOpen")
+        /// A plugin or per-attempt interceptor was about to send another
+        /// credential than the one it declared when the response cache or
+        /// coalescing keyed the call (``CredentialIdentity``): its source
+        /// changed in between. Nothing was sent, and nothing is shared —
+        /// sharing fails closed. Not retried.
+        public static let credentialMismatch = Code("credentialMismatch")
     }
 
     /// Where in the pipeline a call failed. Each names the stages of the

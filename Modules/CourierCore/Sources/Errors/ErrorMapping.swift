@@ -70,7 +70,9 @@ enum ErrorMapping {
         if var courier = error as? CourierError {
             // A veto or a failure of its own that does not yet say who raised
             // it came from this component; anything else passed through it.
-            if courier.thrownBy == nil, courier.code == .vetoed || courier.code == .interceptor {
+            if courier.thrownBy == nil,
+                courier.code == .vetoed || courier.code == .interceptor || courier.code == .credentialMismatch
+            {
                 courier.thrownBy = componentName(of: component)
             }
             courier.request = courier.request ?? request

@@ -17,11 +17,15 @@ import HTTPTypes
 ///   no percent-escapes (a `Location` whose host decodes to a line break or a
 ///   space is refused, not sent);
 /// - at most ``maxRedirects`` hops, and never the same URL twice (a loop);
+/// - a 303, or a 301/302 answering a POST, becomes a GET without a body
+///   and without the body's own fields (``contentFields``); 307 and 308 keep
+///   the method, the body (which must be replayable) and its fields, to any
+///   origin (RFC 9110 §15.4);
 /// - on a hop to another origin (scheme, host or port), only the header
-///   fields in ``crossOriginHeaders`` are kept: `Authorization`, `Cookie`
-///   and every header an interceptor added are dropped;
-/// - a 303, or a 301/302 answering a POST, becomes a GET without a body;
-///   307 and 308 keep the method and the body, which must be replayable.
+///   fields in ``crossOriginHeaders`` and the body's own fields are kept,
+///   and never a credential field (``CredentialFields``, whatever
+///   ``crossOriginHeaders`` says): `Authorization`, `Cookie`, API keys and
+///   every header an interceptor added are dropped.
 public struct RedirectPolicy: Sendable {
     /// Whether redirects are followed at all.
     public var follows: Bool
@@ -57,6 +61,15 @@ public struct RedirectPolicy: Sendable {
         .accept, .acceptEncoding, .acceptLanguage, .userAgent, .cacheControl,
     ]
 
+    /// The fields that describe the body rather than the request (RFC 9110
+    /// §15.4, §8; RFC 9530's digests): they travel with the body on every
+    /// hop that keeps it, and go with it when a hop turns into a GET.
+    public static let contentFields: Set<HTTPField.Name> = [
+        .contentType, .contentEncoding, .contentLength, .contentLanguage, .contentLocation, .contentRange,
+        .lastModified, HTTPField.Name("Content-Digest"), HTTPField.Name("Repr-Digest"),
+        HTTPField.Name("Digest"), HTTPField.Name("Content-MD5"),
+    ].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
+
     /// Follow up to five hops with the rules above.
     public static let follow = RedirectPolicy()
     /// Return redirect responses as they are.
@@ -69,12 +82,14 @@ public struct RedirectPolicy: Sendable {
     ///   - response: The response just received.
     ///   - request: The request that got it.
     ///   - visited: Every URL requested so far in this exchange, updated here.
+    ///   - credentials: The fields a hop to another origin drops.
     /// - Returns: The next hop's request, or `nil` to deliver `response`.
     /// - Throws: ``TransportError`` with code ``TransportError/Code/redirectRefused``
     ///   for a loop, too many hops, a bad target or a body that cannot be resent.
-    package func next(after response: RawResponse, for request: OutgoingRequest, visited: inout [String])
-        throws(TransportError) -> OutgoingRequest?
-    {
+    package func next(
+        after response: RawResponse, for request: OutgoingRequest, visited: inout [String],
+        credentials: CredentialFields = .standard
+    ) throws(TransportError) -> OutgoingRequest? {
         let status = response.statusCode
         guard follows, Self.redirectStatuses.contains(status),
             let location = response.headerFields[.location], !location.isEmpty
@@ -110,8 +125,7 @@ public struct RedirectPolicy: Sendable {
         if status == 303 || ((status == 301 || status == 302) && head.method == .post) {
             if head.method != .head { head.method = .get }
             body = nil
-            head.headerFields[.contentType] = nil
-            head.headerFields[.contentLength] = nil
+            head.headerFields = HTTPFields(head.headerFields.filter { !Self.contentFields.contains($0.name) })
         } else if let body, !body.isReplayable {
             throw TransportError(
                 .redirectRefused, "a \(status) redirect needs the body again, but it is a one-shot stream")
@@ -121,7 +135,11 @@ public struct RedirectPolicy: Sendable {
         let sameOrigin =
             head.scheme?.lowercased() == scheme && head.authority?.lowercased() == authority.lowercased()
         if !sameOrigin {
-            head.headerFields = HTTPFields(head.headerFields.filter { crossOriginHeaders.contains($0.name) })
+            head.headerFields = HTTPFields(
+                head.headerFields.filter { field in
+                    (crossOriginHeaders.contains(field.name) || Self.contentFields.contains(field.name))
+                        && !credentials.contains(field.name)
+                })
         }
         head.scheme = scheme
         head.authority = authority
@@ -155,22 +173,25 @@ extension RedirectPolicy {
     ///   - request: The first hop.
     ///   - options: The body limit for a gathered body.
     ///   - cookies: The jar consulted and fed on every hop; `nil` for none.
+    ///   - credentials: The fields a hop to another origin drops.
     ///   - perform: Sends one hop.
     /// - Returns: The last hop's response.
     /// - Throws: Whatever `perform` throws, and ``TransportError`` with code
     ///   ``TransportError/Code/redirectRefused``.
     package func exchange(
         _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)? = nil,
-        perform: (OutgoingRequest) async throws -> RawResponse
+        credentials: CredentialFields = .standard, perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
-        try await exchange(request, options: options, cookies: cookies, onHop: nil, perform: perform)
+        try await exchange(
+            request, options: options, cookies: cookies, credentials: credentials, onHop: nil,
+            perform: perform)
     }
 
-    /// ``exchange(_:options:cookies:perform:)``, telling `onHop` of each
+    /// ``exchange(_:options:cookies:credentials:perform:)``, telling `onHop` of each
     /// redirect followed: the status, the request redirected, the next one.
     package func exchange(
         _ request: OutgoingRequest, options: TransportOptions, cookies: (any CookieStorage)?,
-        onHop: ((Int, HTTPRequest, HTTPRequest) -> Void)?,
+        credentials: CredentialFields, onHop: ((Int, HTTPRequest, HTTPRequest) -> Void)?,
         perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
         // The common case in a small frame: a replayable body, no jar, and
@@ -181,20 +202,23 @@ extension RedirectPolicy {
             let response = try await perform(request)
             guard follows, Self.redirectStatuses.contains(response.statusCode) else { return response }
             return try await following(
-                response, to: request, options: options, cookies: nil, onHop: onHop, perform: perform)
+                response, to: request, options: options, cookies: nil, credentials: credentials, onHop: onHop,
+                perform: perform)
         }
         return try await following(
-            nil, to: request, options: options, cookies: cookies, onHop: onHop, perform: perform)
+            nil, to: request, options: options, cookies: cookies, credentials: credentials, onHop: onHop,
+            perform: perform)
     }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    /// The rest of ``exchange(_:options:cookies:perform:)``: from `first`, the
+    /// The rest of ``exchange(_:options:cookies:credentials:perform:)``: from `first`, the
     /// answer `request` already got (nil: not sent yet), hop by hop.
     @inline(never)
     private func following(
         _ first: RawResponse?, to request: OutgoingRequest, options: TransportOptions,
-        cookies: (any CookieStorage)?, onHop: ((Int, HTTPRequest, HTTPRequest) -> Void)?,
+        cookies: (any CookieStorage)?, credentials: CredentialFields,
+        onHop: ((Int, HTTPRequest, HTTPRequest) -> Void)?,
         perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
         var request = request
@@ -221,8 +245,14 @@ extension RedirectPolicy {
                 response = try await perform(request)
             }
             received = nil
-            guard let next = try next(after: response, for: request, visited: &visited) else {
-                return response
+            guard
+                let next = try next(
+                    after: response, for: request, visited: &visited, credentials: credentials)
+            else {
+                guard !visited.isEmpty else { return response }
+                var last = response
+                last.redirectedTo = request.head
+                return last
             }
             onHop?(response.statusCode, request.head, next.head)
             if case .file(let url) = response.body { try? FileManager.default.removeItem(at: url) }

@@ -41,6 +41,19 @@ public struct CallContext: Sendable {
     /// What the client running the call shares; `nil` in a context made by hand.
     var services: ClientServices? { fixed.fields.services }
 
+    /// The fields that carry credentials in this call: the client's
+    /// (``APIClient/Configuration/credentialFields``) and those its
+    /// ``Redacting`` plugins hide. A component that shows header fields
+    /// hides these too.
+    public var credentialFields: CredentialFields { fixed.fields.credentials }
+    /// What this component — the per-attempt interceptor or plugin being
+    /// run — declared it adds (``CredentialDeclaring/credentialIdentity(for:)``),
+    /// when the response cache or coalescing keyed the call on it; `nil`
+    /// when neither takes part, or outside a per-attempt hook. A component
+    /// that reads its credential again to send it holds itself to it
+    /// (``CredentialIdentity/expectDeclared(in:request:)``).
+    public internal(set) var declaredCredential: CredentialIdentity?
+
     /// What other Courier modules keep on the endpoint (an access token
     /// plugin's authorization type).
     package var attachments: EndpointAttachments { fixed.fields.attachments }
@@ -64,7 +77,8 @@ public struct CallContext: Sendable {
             Fixed(
                 callID: callID, givenName: name, route: route, node: node, environment: environment,
                 authenticates: authenticates, cancellation: cancellation, isCredentialRefresh: false,
-                isBackgroundRefresh: false, services: nil, attachments: EndpointAttachments()))
+                isBackgroundRefresh: false, services: nil, attachments: EndpointAttachments(),
+                credentials: .standard))
         self.attempt = attempt
         self.replay = replay
     }
@@ -73,14 +87,15 @@ public struct CallContext: Sendable {
     init(
         callID: UInt64, route: Route, node: Node, environment: ServerEnvironment, replay: Int,
         authenticates: Bool, cancellation: CallCancellation?, attachments: EndpointAttachments,
-        services: ClientServices, isCredentialRefresh: Bool, isBackgroundRefresh: Bool
+        services: ClientServices, isCredentialRefresh: Bool, isBackgroundRefresh: Bool,
+        credentials: CredentialFields
     ) {
         self.fixed = SharedFields(
             Fixed(
                 callID: callID, givenName: nil, route: route, node: node, environment: environment,
                 authenticates: authenticates, cancellation: cancellation,
                 isCredentialRefresh: isCredentialRefresh, isBackgroundRefresh: isBackgroundRefresh,
-                services: services, attachments: attachments))
+                services: services, attachments: attachments, credentials: credentials))
         self.attempt = 0
         self.replay = replay
     }
@@ -98,5 +113,6 @@ public struct CallContext: Sendable {
         let isBackgroundRefresh: Bool
         let services: ClientServices?
         let attachments: EndpointAttachments
+        let credentials: CredentialFields
     }
 }

@@ -130,27 +130,37 @@ extension Interceptor where Self == ClosureInterceptor {
 
     /// Sets these header fields on every request (replacing fields of the
     /// same name); it declares the credential fields among them
-    /// (``CredentialIdentity/fields(_:)``).
+    /// (``CredentialIdentity/fields(_:in:)``).
     public static func headers(_ fields: HTTPFields) -> ClosureInterceptor {
-        ClosureInterceptor(name: "headers") { request, _, next in
+        var interceptor = ClosureInterceptor(name: "headers") { request, _, next in
             var request = request
             request.head.headerFields.setAll(fields)
             return try await next(request)
-        }.declaring(.fields(fields))
+        }
+        interceptor.identity = { context in .fields(fields, in: context.credentialFields) }
+        return interceptor
     }
 
     /// Sets `Authorization: Bearer <token>` with a token fetched for each
     /// request; an error the token closure throws stops the call, naming the
     /// place this interceptor was made.
+    ///
+    /// It declares the token's digest (``CredentialIdentity/digest(of:)``).
+    /// In a call the response cache or coalescing shares, the token it
+    /// sends must be the one it declared: when the closure returns another
+    /// (the user changed in between), the call fails with
+    /// ``CourierError/Code/credentialMismatch`` and nothing is sent.
     public static func bearer(
         fileID: StaticString = #fileID, line: UInt = #line,
         _ token: @escaping @Sendable () async throws -> String
     ) -> ClosureInterceptor {
         var interceptor = ClosureInterceptor(name: "bearer token (made at \(fileID):\(line))") {
-            request, _, next in
+            request, context, next in
             var request = request
+            let current = try await token()
+            try CredentialIdentity.digest(of: current).expectDeclared(in: context, request: request.head)
             request.head.headerFields[.authorization] = try RequestHeadCheck.checkedValue(
-                "Bearer \(try await token())", for: .authorization)
+                "Bearer \(current)", for: .authorization)
             return try await next(request)
         }
         interceptor.authenticatesRequests = true

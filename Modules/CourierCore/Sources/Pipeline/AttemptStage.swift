@@ -171,7 +171,7 @@ enum AttemptStage {
         }
         // What the cache and coalescing keyed the call with, when every
         // later component declared that it adds no credential: held to it.
-        let keyed = state.identity == .declared(nil) ? request.head : nil
+        let keyed = state.identity?.addsNoCredential == true ? request.head : nil
         let options = TransportOptions(
             timeout: timeout, destination: staging?.staged, maxBodySize: settings.maxBodySize,
             maxDownloadSize: settings.maxDownloadSize,
@@ -184,7 +184,7 @@ enum AttemptStage {
                 response = try await transfer(
                     request, context: context, options, resume, staging, keyed: keyed, state)
             } else {
-                let chain = InterceptorChain.fold(interceptors, context: context) {
+                let chain = InterceptorChain.fold(interceptors, context: context, identity: state.identity) {
                     [context, staging] request in
                     try await transfer(
                         request, context: context, options, resume, staging, keyed: keyed, state)
@@ -254,7 +254,7 @@ enum AttemptStage {
     /// Plugins around the transport: `prepare`, `willSend`, send, `didReceive`.
     /// Every `willSend` is matched by one `didReceive`. With `keyed`, the
     /// credential fields must still be the ones the cache and coalescing
-    /// keyed the call with (``PassIdentity/checkUnchanged(_:against:)``).
+    /// keyed the call with (``PassIdentity/checkUnchanged(_:against:_:)``).
     nonisolated(nonsending) private static func exchange(
         _ request: OutgoingRequest, context: CallContext, options: TransportOptions, keyed: HTTPRequest?,
         _ state: CallState
@@ -263,7 +263,12 @@ enum AttemptStage {
         var context = context
         if !plugins.isEmpty { context.requestBody = request.body }  // what the attempt chain left
         var head = request.head
-        for plugin in plugins {
+        let declared = state.identity.map { ($0, state.settings.attemptInterceptors.count) }
+        for (index, plugin) in plugins.enumerated() {
+            var context = context
+            if let (identity, offset) = declared {
+                context.declaredCredential = identity.declaration(at: offset + index)
+            }
             do {
                 head = try await plugin.prepare(head, context: context)
             } catch {
@@ -275,7 +280,7 @@ enum AttemptStage {
         // The head as it leaves the last plugin: checked once, before anyone sends it.
         do throws(CourierError) {
             try RequestHeadCheck.check(head)
-            if let keyed { try PassIdentity.checkUnchanged(head, against: keyed) }
+            if let keyed { try PassIdentity.checkUnchanged(head, against: keyed, state.settings.credentials) }
         } catch var error {
             error.request = head
             error.attempt = context.attempt

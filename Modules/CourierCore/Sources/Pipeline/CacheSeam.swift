@@ -37,6 +37,9 @@ package struct CacheCall: Sendable {
     /// Set on the pass that runs again after a stored response failed
     /// validation or decoding: the network only, no reading.
     package let skipsReading: Bool
+    /// The fields that carry credentials: what makes a request someone's,
+    /// and what is never written to a store.
+    package let credentials: CredentialFields
 }
 
 /// Who runs a call, which decides what a cache may do in it.

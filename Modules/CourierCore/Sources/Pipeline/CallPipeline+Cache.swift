@@ -16,7 +16,7 @@ extension CallPipeline {
             authenticates: state.plan.spec.authenticates, role: state.plan.call.cacheRole,
             authenticatedPerCall: settings.authenticatesPerCall,
             cookies: settings.cookies,
-            skipsReading: state.skipsCacheReading)
+            skipsReading: state.skipsCacheReading, credentials: settings.credentials)
         state.cacheStage = cache.begin(state.plan.spec, call)
     }
 
@@ -31,7 +31,7 @@ extension CallPipeline {
     ) async throws(CourierError) -> RawResponse {
         var sent = request
         // (A pass with a cache stage always asked for its `.identity`.)
-        switch await stage.read(request, identity: state.identity ?? .declared(nil)) {
+        switch await stage.read(request, identity: state.identity ?? .addsNothing) {
         case .answer(var stored, let refresh):
             state.emit(.cache(.answered(refresh: refresh)))
             stored.cacheOrigin = .storage(refresh: refresh)

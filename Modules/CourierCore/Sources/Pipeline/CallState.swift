@@ -103,7 +103,7 @@ final class PassPlan: Sendable {
             replay: replay, authenticates: spec.authenticates, cancellation: call.cancellation,
             attachments: spec.attachments, services: call.services,
             isCredentialRefresh: call.isCredentialRefresh,
-            isBackgroundRefresh: call.cacheRole == .backgroundRefresh)
+            isBackgroundRefresh: call.cacheRole == .backgroundRefresh, credentials: settings.credentials)
         self.envelope = spec.envelopeFormat
         self.call = call
     }
@@ -203,6 +203,9 @@ final class CallSettings: Sendable {
     let circuitBreaker: CircuitBreaker?
     /// The client's event monitors, then the plugins (``EventMonitor``).
     let monitors: [any EventMonitor]
+    /// The fields that carry credentials: the client's, and those its
+    /// ``Redacting`` plugins hide (``CredentialFields``).
+    let credentials: CredentialFields
 
     /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
     convenience init(_ configuration: APIClient.Configuration) {
@@ -249,6 +252,10 @@ final class CallSettings: Sendable {
         waitsForConnectivity = configuration.waitsForConnectivity
         circuitBreaker = configuration.circuitBreaker
         monitors = APIClient.Configuration.monitors(configuration.eventMonitors, then: plugins)
+        credentials = plugins.reduce(configuration.credentialFields) { credentials, plugin in
+            guard let hidden = (plugin as? any Redacting)?.redaction.headers else { return credentials }
+            return credentials.declaring(hidden.map(\.rawName))
+        }
     }
 
     /// The retry policy of `spec` under `configuration`; also for an event

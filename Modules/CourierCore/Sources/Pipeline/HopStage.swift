@@ -23,7 +23,8 @@ enum HopStage {
                 state.emit(.redirected(status: status, from: from, to: to), attempt: attempt)
             }
         return try await settings.redirects.exchange(
-            request, options: options, cookies: settings.cookies, onHop: onHop
+            request, options: options, cookies: settings.cookies, credentials: settings.credentials,
+            onHop: onHop
         ) { hop in
             try await transport.send(hop, options: options)
         }
@@ -35,8 +36,9 @@ enum HopStage {
         _ request: OutgoingRequest, options: TransportOptions, through transport: any StreamingTransport,
         _ settings: CallSettings
     ) async throws -> StreamingResponse {
-        try await settings.redirects.stream(request, options: options, cookies: settings.cookies) {
-            hop, options in
+        try await settings.redirects.stream(
+            request, options: options, cookies: settings.cookies, credentials: settings.credentials
+        ) { hop, options in
             try await transport.stream(hop, options: options)
         }
     }

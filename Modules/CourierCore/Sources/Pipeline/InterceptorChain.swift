@@ -5,12 +5,19 @@
 /// raises itself is wrapped (``CourierError/Code/interceptor``) or completed
 /// (a veto) with the interceptor's name in ``CourierError/thrownBy``; one that
 /// passes up from `next` is left as it is.
+///
+/// With `identity` (a per-attempt chain of a shared pass), each interceptor
+/// sees what it declared in its context (``CallContext/declaredCredential``).
 enum InterceptorChain {
     static func fold(
-        _ interceptors: [any Interceptor], context: CallContext, end: @escaping InterceptorNext
+        _ interceptors: [any Interceptor], context: CallContext, identity: PassIdentity? = nil,
+        end: @escaping InterceptorNext
     ) -> InterceptorNext {
-        interceptors.reversed().reduce(end) { next, interceptor in
-            { request in
+        interceptors.indices.reversed().reduce(end) { next, index in
+            let interceptor = interceptors[index]
+            var context = context
+            context.declaredCredential = identity?.declaration(at: index)
+            return { [context] request in
                 do {
                     return try await interceptor.intercept(request, context: context, next: next)
                 } catch {

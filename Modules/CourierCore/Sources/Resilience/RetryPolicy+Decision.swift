@@ -112,10 +112,11 @@ extension RetryPolicy {
     /// Whether a failure is one this policy retries, before attempts, method,
     /// body and deadline are considered.
     public func isRetryable(_ failure: CourierError) -> Bool {
-        // Cancellation, and a concurrency policy's verdict, are never retried,
-        // whatever `retryIf` says: retrying would undo what they decided.
+        // Cancellation, a concurrency policy's verdict and a credential that
+        // changed under a shared call are never retried, whatever `retryIf`
+        // says: retrying would undo what they decided.
         if failure.code == .cancelled || failure.code == .cancelledByPolicy
-            || failure.code == .ignoredByPolicy
+            || failure.code == .ignoredByPolicy || failure.code == .credentialMismatch
         {
             return false
         }

@@ -59,6 +59,7 @@ enum StreamExchange {
             slot.put(response.body)
             var open = RawResponse(head: response.head)
             open.openBody = response.body
+            open.redirectedTo = response.redirectedTo
             return open
         }
         let bytes: [UInt8]
@@ -69,7 +70,9 @@ enum StreamExchange {
             if acceptable { throw error }
             bytes = []
         }
-        return RawResponse(head: response.head, body: .bytes(bytes))
+        var read = RawResponse(head: response.head, body: .bytes(bytes))
+        read.redirectedTo = response.redirectedTo
+        return read
     }
 
     /// Whether the answer is one JSON document (`application/json`, `+json`),

@@ -6,6 +6,8 @@ import HTTPTypes
     public var head: HTTPResponse
     /// The body's chunks.
     public var body: ResponseBodyStream
+    /// The last hop's request when redirects were followed (``RawResponse/redirectedTo``).
+    package var redirectedTo: HTTPRequest?
 
     /// The status code.
     public var statusCode: Int { head.status.code }

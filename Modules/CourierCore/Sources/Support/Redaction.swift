@@ -18,8 +18,10 @@ import HTTPTypes
 /// let logging = LoggingPlugin(logger: logger, redaction: redaction)
 /// ```
 public struct Redaction: Sendable {
-    /// Header fields whose values are hidden.
-    public var headers: Set<HTTPField.Name>
+    /// Header fields whose values are hidden, compared as ``queryParameters``
+    /// are: the standard ones are the credential fields
+    /// (``CredentialFields/standard``).
+    public var headers: Set<HTTPField.Name> { didSet { hiddenHeaders = Self.normalized(headers) } }
     /// Query parameters whose values are hidden. Names are compared without
     /// case and without `_`, `-` and `.`: `refreshToken`, `refresh_token`
     /// and `Refresh-Token` are one name, whichever is inserted.
@@ -32,6 +34,7 @@ public struct Redaction: Sendable {
     /// The names as they are compared (``normalized(_:)``).
     private(set) var hiddenQuery: Set<String>
     private(set) var hiddenBody: Set<String>
+    private var hiddenHeaders: Set<String>
 
     /// Creates a redaction; names are compared without case and separators.
     public init(
@@ -44,6 +47,7 @@ public struct Redaction: Sendable {
         self.mask = mask
         self.hiddenQuery = Self.normalized(queryParameters)
         self.hiddenBody = Self.normalized(bodyFields)
+        self.hiddenHeaders = Self.normalized(headers)
     }
 
     /// A name as names are compared: lowercased, without `_`, `-`, `.` and
@@ -55,15 +59,15 @@ public struct Redaction: Sendable {
 
     private static func normalized(_ names: Set<String>) -> Set<String> { Set(names.map { normalized($0) }) }
 
-    /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and
-    /// API-key fields; query parameters and body fields named like tokens,
-    /// keys, signatures and passwords.
+    private static func normalized(_ names: Set<HTTPField.Name>) -> Set<String> {
+        Set(names.map { normalized($0.canonicalName) })
+    }
+
+    /// The credential fields (``CredentialFields/standard``); query
+    /// parameters and body fields named like tokens, keys, signatures and
+    /// passwords.
     public static let standard = Redaction(
-        headers: [
-            .authorization, .proxyAuthorization, .cookie, .setCookie,
-            HTTPField.Name("X-API-Key"), HTTPField.Name("X-Auth-Token"), HTTPField.Name("API-Key"),
-            HTTPField.Name("X-Amz-Security-Token"),
-        ].compactMap { $0 }.reduce(into: []) { $0.insert($1) },
+        headers: Set(CredentialFields.standard.names),
         queryParameters: [
             "token", "access_token", "refresh_token", "id_token", "session_token", "key", "api_key",
             "signature",
@@ -75,8 +79,20 @@ public struct Redaction: Sendable {
             "session_token", "client_secret", "api_key", "private_key", "authorization", "pin", "otp",
         ])
 
-    /// Whether `name`'s values are hidden.
-    public func hides(_ name: HTTPField.Name) -> Bool { headers.contains(name) }
+    /// Whether `name`'s values are hidden, in whatever spelling.
+    public func hides(_ name: HTTPField.Name) -> Bool {
+        headers.contains(name) || hiddenHeaders.contains(Self.normalized(name.canonicalName))
+    }
+
+    /// This redaction, hiding the credential fields of `credentials` too:
+    /// what a plugin shows of a call hides the fields the call's client
+    /// declared (``CallContext/credentialFields``).
+    public func hiding(_ credentials: CredentialFields) -> Redaction {
+        guard !credentials.names.allSatisfy(hides) else { return self }
+        var copy = self
+        copy.headers.formUnion(credentials.names)
+        return copy
+    }
 
     /// The fields as `Name: value` lines, hidden values masked.
     public func lines(_ fields: HTTPFields) -> [String] {

@@ -20,6 +20,12 @@ public struct RawResponse: Sendable {
     }
     /// Timings, byte counts and connection reuse, as far as the transport knows.
     public var metrics: TransportMetrics
+    /// When the pipeline followed redirects, the last hop's request: the
+    /// one this response answers, at another URL (and perhaps with another
+    /// method) than the request as sent; `nil` when it answers the request
+    /// as sent. An interceptor that answers a challenge reads the origin
+    /// that challenged here, and answers only that origin.
+    public internal(set) var redirectedTo: HTTPRequest?
     /// Which call validated this response, and what it read from its envelope.
     var validation: ValidationStamp?
     /// Where the response came from when a response cache took part in the

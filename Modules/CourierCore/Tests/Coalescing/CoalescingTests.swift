@@ -219,7 +219,7 @@ struct CoalescingTests {
                 OutgoingRequest(
                     head: HTTPRequest(
                         method: .get, scheme: "HTTPS", authority: authority, path: path, headerFields: fields),
-                    body: body))
+                    body: body), credentials: .standard)
         }
         let plain = try #require(key("/v1/items?b=2&a=1&b=1"))
         #expect(plain.url == "https://api.example.com/v1/items?a=1&b=2&b=1")

@@ -67,3 +67,105 @@ struct RedirectPolicyTests {
         }
     }
 }
+
+/// What a hop keeps, by RFC 9110 §15.4: a 307/308 keeps the method, the body
+/// and the body's own fields on every hop, to any origin; a 303, and a
+/// 301/302 answering a POST, become a GET without them; a hop to another
+/// origin drops every credential field the model knows, and whatever else
+/// is not on the safe list.
+struct RedirectHopTests {
+    static let compressed: [UInt8] = Array(repeating: 0x1f, count: 40)
+
+    static func post(_ extra: HTTPFields = [:]) -> OutgoingRequest {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        fields[.contentEncoding] = "gzip"
+        fields[.contentLength] = "\(compressed.count)"
+        fields[.contentLanguage] = "en"
+        fields[HTTPField.Name("Content-Digest") ?? .contentType] = "sha-256=:abc=:"
+        fields[.authorization] = "Bearer secret"
+        fields[HTTPField.Name("X-API-Key") ?? .authorization] = "key-a"
+        fields[.accept] = "application/json"
+        fields.append(contentsOf: extra)
+        return OutgoingRequest(
+            head: HTTPRequest(
+                method: .post, scheme: "https", authority: "a.example", path: "/upload", headerFields: fields),
+            body: RequestBody(bytes: compressed))
+    }
+
+    static func hop(_ status: Int, to location: String, _ request: OutgoingRequest = post()) throws
+        -> OutgoingRequest
+    {
+        var fields = HTTPFields()
+        fields[.location] = location
+        let response = RawResponse(head: HTTPResponse(status: .init(code: status), headerFields: fields))
+        var visited: [String] = []
+        return try #require(try RedirectPolicy.follow.next(after: response, for: request, visited: &visited))
+    }
+
+    static let contentNames = [
+        "Content-Type", "Content-Encoding", "Content-Length", "Content-Language",
+        "Content-Digest",
+    ]
+
+    @Test(arguments: [307, 308], ["https://a.example/moved", "https://b.example/moved"])
+    func aMethodKeepingHopKeepsTheBodyAndItsFields(status: Int, location: String) throws {
+        let next = try Self.hop(status, to: location)
+        #expect(next.head.method == .post)
+        #expect(
+            next.body?.parts?.first.flatMap { if case .bytes(let b) = $0 { b } else { nil } }
+                == Self.compressed)
+        for name in Self.contentNames {
+            let field = try #require(HTTPField.Name(name))
+            #expect(
+                next.head.headerFields[field] == Self.post().head.headerFields[field],
+                "\(status) \(location): \(name)")
+        }
+        let crossOrigin = location.contains("b.example")
+        #expect((next.head.headerFields[.authorization] == nil) == crossOrigin)
+        #expect((next.head.headerFields[HTTPField.Name("X-API-Key")!] == nil) == crossOrigin)
+        #expect(next.head.headerFields[.accept] == "application/json")
+    }
+
+    @Test(arguments: [(301, "POST"), (302, "POST"), (303, "POST"), (303, "PUT")], [false, true])
+    func aHopThatBecomesAGetDropsTheBodyAndItsFields(redirect: (Int, String), crossOrigin: Bool) throws {
+        var request = Self.post()
+        request.head.method = HTTPRequest.Method(redirect.1)!
+        let next = try Self.hop(redirect.0, to: crossOrigin ? "https://b.example/r" : "/r", request)
+        #expect(next.head.method == .get)
+        #expect(next.body == nil)
+        for name in Self.contentNames {
+            #expect(next.head.headerFields[HTTPField.Name(name)!] == nil, "\(redirect): \(name) kept")
+        }
+    }
+
+    @Test func aCrossOriginHopDropsEveryCredentialFieldTheModelKnows() throws {
+        var extra = HTTPFields()
+        let names = [
+            "Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "X-Auth-Token", "API-Key",
+            "X-Amz-Security-Token", "x_api_key",
+        ].compactMap { HTTPField.Name($0) }
+        for name in names { extra[name] = "secret" }
+        let next = try Self.hop(307, to: "https://b.example/r", Self.post(extra))
+        let kept = next.head.headerFields.filter { names.contains($0.name) }
+        #expect(kept.isEmpty, "kept \(kept.map(\.name))")
+    }
+
+    @Test func httpsToHTTPIsRefusedUnlessAllowed() throws {
+        var fields = HTTPFields()
+        fields[.location] = "http://a.example/plain"
+        let response = RawResponse(head: HTTPResponse(status: .found, headerFields: fields))
+        let request = OutgoingRequest(
+            head: HTTPRequest(method: .get, scheme: "https", authority: "a.example", path: "/"))
+        var visited: [String] = []
+        let refused = #expect(throws: TransportError.self) {
+            try RedirectPolicy.follow.next(after: response, for: request, visited: &visited)
+        }
+        #expect(refused?.code == .redirectRefused)
+        #expect(refused?.message == "redirect from https to http refused")
+        visited = []
+        let allowed = try RedirectPolicy(allowsDowngrade: true).next(
+            after: response, for: request, visited: &visited)
+        #expect(allowed?.head.scheme == "http")
+    }
+}

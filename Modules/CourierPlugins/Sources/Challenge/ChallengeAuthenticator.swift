@@ -36,8 +36,11 @@ import HTTPTypes
 ///
 /// Where credentials go: requests to other origins pass untouched, and a
 /// request that already carries `Authorization` (the endpoint set one) is
-/// left as it is. A redirect to another origin drops `Authorization`
-/// (``/CourierCore/RedirectPolicy``), so a challenge from there is never answered to it.
+/// left as it is. An answer goes only to the origin that challenged: a
+/// redirect to another origin drops `Authorization`
+/// (``/CourierCore/RedirectPolicy``), and a challenge from an origin the
+/// attempt was redirected to is not answered (the answer would go to the
+/// first hop's origin): the caller gets that `401`.
 /// A request whose body is a one-shot stream cannot be sent twice: it goes
 /// once, signed when the origin's space is known.
 ///
@@ -120,21 +123,29 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
         else { return try await next(request) }
         let origin = AuthenticationScope.origin(of: request.head)
         let resendable = request.body?.isReplayable ?? true
-        var sent = try await preemptive(request, origin: origin)
+        let credentials = context.credentialFields
+        var sent = try await preemptive(request, origin: origin, credentials)
         var outcome = try await Self.exchange(sent.request, next)
         var answeredFresh = false
-        while resendable, let refusal = outcome.refusal {
+        // Only a challenge of the origin this interceptor sends to is answered.
+        while resendable, let refusal = outcome.refusal,
+            refusal.redirectedTo.map(AuthenticationScope.origin(of:)) ?? origin == origin
+        {
             let challenges = AuthenticationChallenge.challenges(in: refusal.headerFields)
             guard let choice = try choose(challenges, for: request, refusal: refusal) else { break }
             let retryingStale: Bool =
                 if case .digest(let digest) = choice, digest.stale, sent.answered { true } else { false }
             guard retryingStale || !answeredFresh else { break }
             if !retryingStale { answeredFresh = true }
-            sent = try await answer(request, origin: origin, with: choice)
+            sent = try await answer(request, origin: origin, with: choice, credentials)
             outcome = try await Self.exchange(sent.request, next)
             if retryingStale, outcome.refusal != nil { break }
         }
-        if sent.answered, outcome.refusal != nil { spaces.withLock { _ = $0.removeValue(forKey: origin) } }
+        if sent.answered, let refusal = outcome.refusal,
+            refusal.redirectedTo.map(AuthenticationScope.origin(of:)) ?? origin == origin
+        {
+            spaces.withLock { _ = $0.removeValue(forKey: origin) }
+        }
         return try outcome.get()
     }
 
@@ -162,7 +173,9 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
     }
 
     /// `request`, with the answer its origin's known space allows sending at once.
-    private func preemptive(_ request: OutgoingRequest, origin: String) async throws -> Signed {
+    private func preemptive(_ request: OutgoingRequest, origin: String, _ credentials: CredentialFields)
+        async throws -> Signed
+    {
         let known = spaces.withLock { (spaces: inout [String: ProtectionSpace]) -> ProtectionSpace? in
             guard let space = spaces[origin] else { return nil }
             if case .digest(let challenge, let used) = space {
@@ -174,23 +187,24 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
         switch known {
         case .digest(let challenge, let used):
             let value = try await digestAnswer(challenge, to: request, count: used)
-            return Signed(request: try sign(request, with: value), answered: true)
+            return Signed(request: try sign(request, with: value, credentials), answered: true)
         case .basic(let paths) where paths.contains(where: { (request.head.path ?? "/").hasPrefix($0) }):
-            return Signed(request: try sign(request, with: try basicAnswer(request)), answered: true)
+            return Signed(
+                request: try sign(request, with: try basicAnswer(request), credentials), answered: true)
         case .basic, nil:
             return Signed(request: request, answered: false)
         }
     }
 
     /// `request`, answering `choice` — remembered for the origin.
-    private func answer(_ request: OutgoingRequest, origin: String, with choice: Choice) async throws
-        -> Signed
-    {
+    private func answer(
+        _ request: OutgoingRequest, origin: String, with choice: Choice, _ credentials: CredentialFields
+    ) async throws -> Signed {
         switch choice {
         case .digest(let challenge):
             spaces.withLock { $0[origin] = .digest(challenge, used: 1) }
             let value = try await digestAnswer(challenge, to: request, count: 1)
-            return Signed(request: try sign(request, with: value), answered: true)
+            return Signed(request: try sign(request, with: value, credentials), answered: true)
         case .basic:
             let value = try basicAnswer(request)
             let directory = Self.directory(of: request.head.path ?? "/")
@@ -200,19 +214,20 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
                 paths.insert(directory)
                 spaces[origin] = .basic(paths: paths)
             }
-            return Signed(request: try sign(request, with: value), answered: true)
+            return Signed(request: try sign(request, with: value, credentials), answered: true)
         }
     }
 
     /// The request with `Authorization: value`, its principal vouched for.
-    private func sign(_ request: OutgoingRequest, with value: String) throws(CourierError) -> OutgoingRequest
+    private func sign(_ request: OutgoingRequest, with value: String, _ credentials: CredentialFields)
+        throws(CourierError) -> OutgoingRequest
     {
         var signed = request
         signed.head.headerFields[.authorization] = try RequestHeadCheck.checkedValue(
             value, for: .authorization)
         signed.signedPrincipal = SignedPrincipal(
-            fields: CredentialFields.lines(signed.head.headerFields),
-            name: "ChallengeAuthenticator\n\(principal)")
+            principal, by: "ChallengeAuthenticator", signed: signed.head.headerFields,
+            unsigned: request.head.headerFields, credentials)
         return signed
     }
 

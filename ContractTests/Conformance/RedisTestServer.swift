@@ -1,0 +1,1 @@
+../../Modules/CourierCacheRedis/Tests/RedisTestServer.swift
