@@ -28,6 +28,12 @@ struct DownloadStaging {
     /// Where the transport writes it.
     let staged: DownloadDestination
 
+    /// The staging of `destination` in `staged`, made before.
+    init(destination: DownloadDestination, staged: DownloadDestination) {
+        self.destination = destination
+        self.staged = staged
+    }
+
     /// Checks the destination before anything is sent: a file in the way
     /// that may not be replaced fails the attempt at once.
     /// - Throws: ``TransportError/Code/fileSystem``.

@@ -1,13 +1,24 @@
 import HTTPTypes
 
-/// The innermost stage of an attempt: the request goes out hop by hop. The
-/// client's ``RedirectPolicy`` follows redirects and its cookie jar rides
-/// every hop — here, once, for every transport; a transport sends the one
-/// request it is given. Plugins and per-attempt interceptors see the
-/// attempt's first request and its last response (the hops between are in
-/// the journal of the server, and in a ``Transport`` wrapper such as
-/// `RecordingTransport`).
-enum HopStage {
+/// The innermost step of a call's attempt (``AttemptSlot/exchange``): the
+/// request goes out hop by hop. The client's ``RedirectPolicy`` follows
+/// redirects and its cookie jar rides every hop — here, once, for every
+/// transport; a transport sends the one request it is given. Plugins and
+/// per-attempt interceptors see the attempt's first request and its last
+/// response (the hops between are in the journal of the server, and in a
+/// ``Transport`` wrapper such as `RecordingTransport`).
+struct HopStage: AttemptStep {
+    nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
+        async throws(CourierError) -> RawResponse
+    {
+        do {
+            return try await Self.send(
+                attempt.request, options: attempt.options, state, attempt: attempt.number)
+        } catch {
+            throw ErrorMapping.transport(error, request: attempt.request.head, attempt: attempt.number)
+        }
+    }
+
     /// Sends `request` through the client's transport, following redirects.
     nonisolated(nonsending) static func send(
         _ request: OutgoingRequest, options: TransportOptions, _ state: CallState, attempt: Int
@@ -41,5 +52,23 @@ enum HopStage {
         ) { hop, options in
             try await transport.stream(hop, options: options)
         }
+    }
+}
+
+/// The head as it leaves the last component that could change it
+/// (``AttemptSlot/headCheck``), checked once before anyone sends it
+/// (``RequestHeadCheck``).
+struct HeadCheckStep: AttemptStep {
+    nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
+        async throws(CourierError) -> RawResponse
+    {
+        do throws(CourierError) {
+            try RequestHeadCheck.check(attempt.request.head)
+        } catch var error {
+            error.request = attempt.request.head
+            error.attempt = attempt.number
+            throw error
+        }
+        return try await next(&attempt, state)
     }
 }

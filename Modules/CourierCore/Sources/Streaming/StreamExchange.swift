@@ -29,8 +29,25 @@ final class StreamSlot: Sendable {
     }
 }
 
-/// One attempt's exchange for a streaming call: the transport's `stream`
-/// in place of `send`.
+/// The innermost step of a streaming call's attempt (``AttemptSlot/exchange``):
+/// the transport's `stream` in place of `send`.
+struct StreamExchangeStep: AttemptStep {
+    nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
+        async throws(CourierError) -> RawResponse
+    {
+        do {
+            guard let slot = state.plan.call.stream else {
+                throw CourierError(
+                    .invalidRequest, stage: .transport, message: "a stream's exchange without a stream")
+            }
+            return try await StreamExchange.open(attempt.request, options: attempt.options, state, into: slot)
+        } catch {
+            throw ErrorMapping.transport(error, request: attempt.request.head, attempt: attempt.number)
+        }
+    }
+}
+
+/// One attempt's exchange for a streaming call.
 enum StreamExchange {
     /// Opens the stream and waits for its head, within the attempt's
     /// timeout (the transport keeps it). An answer validation accepts comes

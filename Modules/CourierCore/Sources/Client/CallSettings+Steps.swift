@@ -1,0 +1,47 @@
+extension CallSettings {
+    /// The steps of an attempt that `spec` under `configuration` configures,
+    /// each feature's only when it is used, with the steps every attempt
+    /// has (its budget, validation, the head check); the exchange is added
+    /// by the caller (the hops of a call, or a stream's). A new feature adds
+    /// its step here, from its own folder, in its ``AttemptSlot``.
+    static func attemptSteps(
+        _ spec: EndpointSpec, _ configuration: APIClient.Configuration,
+        attemptInterceptors: [any Interceptor],
+        plugins: [any Plugin], concurrency: Bool, shared: Bool
+    ) -> [(slot: AttemptSlot, step: any AttemptStep)] {
+        var steps: [(slot: AttemptSlot, step: any AttemptStep)] = [
+            (.budget, AttemptBudgetStep()), (.validation, AttemptValidationStep()),
+            (.headCheck, HeadCheckStep()),
+        ]
+        if let monitor = configuration.networkMonitor {
+            if configuration.waitsForConnectivity {
+                steps.append((.connectivityWait, ConnectivityWaitStep(monitor: monitor)))
+            }
+            steps.append(
+                (.offlineGate, OfflineGateStep(monitor: monitor, waits: configuration.waitsForConnectivity)))
+        }
+        if concurrency { steps.append((.groupAdmission, GroupAdmissionStep())) }
+        if let breaker = configuration.circuitBreaker {
+            steps.append((.circuitBreaker, CircuitBreakerStep(breaker: breaker)))
+        }
+        if let destination = spec.destination {
+            steps.append((.downloadStaging, DownloadStagingStep(destination: destination)))
+            if destination.options.contains(.resumable) {
+                steps.append((.downloadResume, DownloadResumeStep(destination: destination)))
+            }
+        }
+        if !attemptInterceptors.isEmpty {
+            steps.append((.attemptInterceptors, AttemptInterceptorsStep(interceptors: attemptInterceptors)))
+        }
+        if !plugins.isEmpty {
+            steps.append(
+                (
+                    .pluginPreparation,
+                    PluginPreparationStep(plugins: plugins, declarationOffset: attemptInterceptors.count)
+                ))
+            steps.append((.pluginObservation, PluginObservationStep(plugins: plugins)))
+        }
+        if shared { steps.append((.identityCheck, IdentityCheckStep())) }
+        return steps
+    }
+}

@@ -1,0 +1,27 @@
+/// The call's concurrency group admits every attempt, retries included
+/// (``AttemptSlot/groupAdmission``): its policy may queue it or refuse it.
+/// The attempt counts as running until it ends — a stream whose head is in,
+/// until its body ends (`APIClient.openStream` finishes it then).
+struct GroupAdmissionStep: AttemptStep {
+    nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
+        async throws(CourierError) -> RawResponse
+    {
+        guard let membership = state.membership else { return try await next(&attempt, state) }
+        do throws(CourierError) {
+            try await membership.admit(state, attempt: state.budget.attempts + 1)
+        } catch var refusal {
+            refusal.request = attempt.request.head
+            refusal.attempt = state.budget.attempts
+            throw refusal
+        }
+        let result: Result<RawResponse, CourierError>
+        do throws(CourierError) {
+            result = .success(try await next(&attempt, state))
+        } catch {
+            result = .failure(error)
+        }
+        let streamOpen: Bool = if case .success = result { state.plan.call.stream != nil } else { false }
+        if !streamOpen { membership.finish() }
+        return try result.get()
+    }
+}

@@ -1,0 +1,24 @@
+import HTTPTypes
+
+/// The client's circuit breaker around each attempt
+/// (``AttemptSlot/circuitBreaker``): refuses it while the origin's circuit
+/// is open, and records how it ended, validation included.
+struct CircuitBreakerStep: AttemptStep {
+    let breaker: CircuitBreaker
+
+    nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
+        async throws(CourierError) -> RawResponse
+    {
+        let head = attempt.request.head
+        let origin = "\(head.scheme ?? "")://\(head.authority ?? "")"
+        let permit = try breaker.admit(origin, request: head, attempt: attempt.number)
+        let outcome: Result<RawResponse, CourierError>
+        do throws(CourierError) {
+            outcome = .success(try await next(&attempt, state))
+        } catch {
+            outcome = .failure(error)
+        }
+        breaker.record(origin, permit, outcome)
+        return try outcome.get()
+    }
+}
