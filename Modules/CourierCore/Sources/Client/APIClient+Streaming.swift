@@ -78,7 +78,8 @@ extension APIClient {
         let context = state.context
         let report: @Sendable (Result<RawResponse, CourierError>) async -> Void = { result in
             guard reportsEnd else { return }
-            for plugin in settings.plugins { _ = await plugin.process(result, context: context) }
+            // The stream is delivered already: what the plugins return changes nothing.
+            _ = await PluginProcessing.run(settings.plugins, result, context)
         }
         switch outcome {
         case .failure(let error):

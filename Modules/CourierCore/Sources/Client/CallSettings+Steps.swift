@@ -1,4 +1,20 @@
 extension CallSettings {
+    /// The steps around a call's attempt loop: the response cache's when
+    /// the client has one, coalescing's when the endpoint coalesces (never
+    /// for a download).
+    static func callTier(
+        _ spec: EndpointSpec, _ configuration: APIClient.Configuration, coalescing: Coalescing?
+    )
+        -> CallTierChain
+    {
+        var steps: [any CallTierStep] = []
+        let caches = configuration.responseCache != nil
+        if caches { steps.append(ResponseCacheStep()) }
+        let coalescing = spec.destination == nil ? coalescing : nil
+        if let coalescing { steps.append(CoalescingStep(coalescing: coalescing)) }
+        return CallTierChain(steps, caches: caches, coalescing: coalescing)
+    }
+
     /// The steps of an attempt that `spec` under `configuration` configures,
     /// each feature's only when it is used, with the steps every attempt
     /// has (its budget, validation, the head check); the exchange is added

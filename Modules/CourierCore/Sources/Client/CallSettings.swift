@@ -54,6 +54,10 @@ final class CallSettings: Sendable {
     let callAttempt: AttemptChain
     /// An attempt of a stream: the same, around the stream's exchange.
     let streamAttempt: AttemptChain
+    /// A call's steps around its attempt loop: the response cache's, coalescing's.
+    let callTier: CallTierChain
+    /// A stream's: the attempt loop alone.
+    let streamTier: CallTierChain
 
     /// The settings of an endpoint that overrides nothing, sent without plugins of its own.
     convenience init(_ configuration: APIClient.Configuration) {
@@ -106,6 +110,8 @@ final class CallSettings: Sendable {
             concurrency: concurrencyGroup != nil || concurrencyPolicy != nil,
             shared: coalescing != nil || configuration.responseCache != nil)
         callAttempt = AttemptChain(steps + [(.exchange, HopStage())])
+        callTier = Self.callTier(spec, configuration, coalescing: coalescing)
+        streamTier = CallTierChain([])
         streamAttempt = AttemptChain(
             steps.filter {
                 $0.slot != .downloadStaging && $0.slot != .downloadResume && $0.slot != .identityCheck

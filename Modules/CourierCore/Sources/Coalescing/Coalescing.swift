@@ -44,3 +44,26 @@ extension Endpoint {
         return copy
     }
 }
+
+/// Runs the attempt loop for a call, or joins the identical one in flight:
+/// same request key, same endpoint, same declared principals
+/// (``InFlightCalls``). A pass whose per-attempt interceptors or plugins did
+/// not declare what they add runs alone (``PassIdentity``). A step of an
+/// endpoint that coalesces, except for downloads and streams.
+struct CoalescingStep: CallTierStep {
+    let coalescing: Coalescing
+
+    nonisolated(nonsending) func call(_ request: OutgoingRequest, _ state: CallState, _ next: CallTierNext)
+        async throws(CourierError) -> RawResponse
+    {
+        guard coalescing.applies(to: request.head.method), let identity = state.identity, identity.isDeclared,
+            let requestKey = RequestKey(request, credentials: state.settings.credentials)
+        else {
+            return try await next(request, state)
+        }
+        let spec = state.plan.spec
+        let key = InFlightCalls.Key(
+            request: requestKey, endpoint: "\(spec.node.name) \(spec.route)", principals: identity.principals)
+        return try await state.plan.call.services.inFlight.share(key, request, state, next)
+    }
+}

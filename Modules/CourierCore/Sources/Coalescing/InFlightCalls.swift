@@ -42,37 +42,11 @@ final class InFlightCalls: Sendable {
     /// Callers waiting for any exchange.
     var callersInFlight: Int { state.withLock { $0.flights.values.reduce(0) { $0 + $1.callers.count } } }
 
-    /// Whether a call of `request` may join or lead a shared exchange: its
-    /// endpoint coalesces this method, and it is neither a download nor a
-    /// stream. (Its key, and what the later components declare, decide the rest.)
-    static func mayShare(_ request: OutgoingRequest, _ state: CallState) -> Bool {
-        guard let coalescing = state.settings.coalescing else { return false }
-        return coalescing.applies(to: request.head.method) && state.plan.spec.destination == nil
-            && state.plan.call.stream == nil
-    }
-
-    /// Runs the attempt loop for `request`, or joins the identical one in
-    /// flight: same request key, same endpoint, same declared principals.
-    /// A pass whose per-attempt interceptors or plugins did not declare what
-    /// they add runs alone (``PassIdentity``).
-    nonisolated(nonsending) static func attempts(_ request: OutgoingRequest, _ state: CallState)
-        async throws(CourierError)
-        -> RawResponse
-    {
-        guard mayShare(request, state), let identity = state.identity, identity.isDeclared,
-            let requestKey = RequestKey(request, credentials: state.settings.credentials)
-        else {
-            return try await AttemptStage.run(request, state)
-        }
-        let spec = state.plan.spec
-        let key = Key(
-            request: requestKey, endpoint: "\(spec.node.name) \(spec.route)", principals: identity.principals)
-        return try await state.plan.call.services.inFlight.share(key, request, state)
-    }
-
-    nonisolated(nonsending) private func share(_ key: Key, _ request: OutgoingRequest, _ call: CallState)
-        async throws(CourierError) -> RawResponse
-    {
+    /// Runs `next` — the attempt loop — for `request` once for every caller
+    /// with the same key in flight, or joins the one already running.
+    nonisolated(nonsending) func share(
+        _ key: Key, _ request: OutgoingRequest, _ call: CallState, _ next: CallTierNext
+    ) async throws(CourierError) -> RawResponse {
         let (flight, caller, leads) = state.withLock { state in
             state.nextID += 1
             let caller = state.nextID
@@ -95,7 +69,7 @@ final class InFlightCalls: Sendable {
             let task = Task {
                 let result: Result<RawResponse, CourierError>
                 do throws(CourierError) {
-                    result = .success(try await AttemptStage.run(request, exchange))
+                    result = .success(try await next(request, exchange))
                 } catch {
                     result = .failure(error)
                 }

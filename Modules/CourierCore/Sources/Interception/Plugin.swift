@@ -71,3 +71,16 @@ extension Plugin {
         -> Result<RawResponse, CourierError>
     { result }
 }
+
+/// Plugins' `process`, the one loop that runs it: in order, each plugin
+/// sees the result the one before returned.
+enum PluginProcessing {
+    /// The pass's result after every plugin's `process`.
+    nonisolated(nonsending) static func run(
+        _ plugins: [any Plugin], _ outcome: Result<RawResponse, CourierError>, _ context: CallContext
+    ) async -> Result<RawResponse, CourierError> {
+        var outcome = outcome
+        for plugin in plugins { outcome = await plugin.process(outcome, context: context) }
+        return outcome
+    }
+}

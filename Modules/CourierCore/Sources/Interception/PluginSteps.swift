@@ -19,7 +19,9 @@ struct PluginPreparationStep: AttemptStep {
         let identity = state.identity
         for (index, plugin) in plugins.enumerated() {
             var context = attempt.context
-            context.declaredCredential = identity?.declaration(at: declarationOffset + index)
+            if let identity {
+                context.declaredCredential = identity.declaration(at: declarationOffset + index)
+            }
             do {
                 head = try await plugin.prepare(head, context: context)
             } catch {

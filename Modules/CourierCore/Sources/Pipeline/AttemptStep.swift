@@ -57,7 +57,9 @@ struct AttemptNext: Sendable {
     let chain: AttemptChain
     let index: Int
 
-    /// Runs the rest of the chain on `attempt`.
+    /// Runs the rest of the chain on `attempt`. (Inlined into each step: a
+    /// frame of its own per step would cost every attempt.)
+    @inline(__always)
     nonisolated(nonsending) func callAsFunction(_ attempt: inout Attempt, _ state: CallState)
         async throws(CourierError) -> RawResponse
     {
@@ -79,6 +81,7 @@ final class AttemptChain: Sendable {
     }
 
     /// Runs one attempt of `request` through every step.
+    @inline(__always)
     nonisolated(nonsending) func run(_ attempt: inout Attempt, _ state: CallState)
         async throws(CourierError) -> RawResponse
     {

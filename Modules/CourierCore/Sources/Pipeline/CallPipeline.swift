@@ -133,10 +133,11 @@ struct CallPipeline: Sendable {
             }
             let request = try encode(state)  // .encoding
             state.request = request
-            if let cache = state.plan.call.services.responseCache, state.plan.call.stream == nil {
+            let tier = state.plan.callTier
+            if tier.caches, let cache = state.plan.call.services.responseCache {
                 Self.beginCache(cache, &state)  // its part in .responseCache
             }
-            if state.cacheStage != nil || InFlightCalls.mayShare(request, state) {
+            if state.cacheStage != nil || tier.mayCoalesce(request.head.method) {
                 // .identity: whose the response is, before the cache reads or coalescing joins.
                 state.identity = try await PassIdentity.of(state.settings, state.context)
             }
@@ -232,15 +233,13 @@ struct CallPipeline: Sendable {
         }
     }
 
-    /// The end of the per-call chain: the cache around the attempt loop, or the loop alone.
+    /// The end of the per-call chain: the plan's call-tier steps (the
+    /// cache's, coalescing's) around the attempt loop.
     @inline(__always)
     nonisolated(nonsending) private static func innermost(_ request: OutgoingRequest, _ state: CallState)
         async throws(CourierError) -> RawResponse
     {
-        guard let stage = state.cacheStage else { return try await InFlightCalls.attempts(request, state) }
-        return try await cacheStage(request, stage, state) { request throws(CourierError) in
-            try await InFlightCalls.attempts(request, state)
-        }
+        try await state.plan.callTier.run(request, state)
     }
 
     /// `.validation` of the chain's response: a no-op for one this call's
@@ -264,9 +263,7 @@ struct CallPipeline: Sendable {
 
     /// `.process`: plugins' `process`, in order, once per pass.
     nonisolated(nonsending) private func process(_ outcome: inout Outcome, _ state: CallState) async {
-        for plugin in state.settings.plugins {
-            outcome = await plugin.process(outcome, context: state.context)
-        }
+        outcome = await PluginProcessing.run(state.settings.plugins, outcome, state.context)
     }
 
     /// `.decoding`: the model, from a validated response only.

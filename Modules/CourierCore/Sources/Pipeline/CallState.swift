@@ -92,6 +92,8 @@ final class PassPlan: Sendable {
 
     /// The steps of an attempt of this pass: a call's, or a stream's.
     var attemptChain: AttemptChain { call.stream == nil ? settings.callAttempt : settings.streamAttempt }
+    /// The steps around the attempt loop: a stream has neither the cache's nor coalescing's.
+    var callTier: CallTierChain { call.stream == nil ? settings.callTier : settings.streamTier }
 
     /// The first pass's plan.
     convenience init(spec: EndpointSpec, call: CallInputs) {

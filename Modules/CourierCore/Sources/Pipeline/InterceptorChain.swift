@@ -16,7 +16,7 @@ enum InterceptorChain {
         interceptors.indices.reversed().reduce(end) { next, index in
             let interceptor = interceptors[index]
             var context = context
-            context.declaredCredential = identity?.declaration(at: index)
+            if let identity { context.declaredCredential = identity.declaration(at: index) }
             return { [context] request in
                 do {
                     return try await interceptor.intercept(request, context: context, next: next)

@@ -278,6 +278,7 @@ final class EventSourceReader {
             error.response = error.response ?? response
             return error
         }
-        for plugin in connection.plugins { _ = await plugin.process(outcome, context: connection.context) }
+        // The events are delivered already: what the plugins return changes nothing.
+        _ = await PluginProcessing.run(connection.plugins, outcome, connection.context)
     }
 }

@@ -20,15 +20,20 @@ extension CallPipeline {
         state.cacheStage = cache.begin(state.plan.spec, call)
     }
 
-    /// `.responseCache`: the cache, innermost in the per-call chain: it sees the request
-    /// as the per-call interceptors signed it. A stored answer makes no
-    /// attempt; a stored response delivered first is validated and decoded
-    /// before the network is asked; whatever the network answers goes back
-    /// through the cache (a 304 becomes the stored response).
-    nonisolated(nonsending) static func cacheStage(
-        _ request: OutgoingRequest, _ stage: any CachePass, _ state: CallState,
-        next: @Sendable (OutgoingRequest) async throws(CourierError) -> RawResponse
-    ) async throws(CourierError) -> RawResponse {
+}
+
+/// `.responseCache`: the cache, innermost in the per-call chain: it sees the
+/// request as the per-call interceptors signed it. A stored answer makes no
+/// attempt; a stored response delivered first is validated and decoded
+/// before the network is asked; whatever the network answers goes back
+/// through the cache (a 304 becomes the stored response). A step of a
+/// client with a cache, except for streams.
+struct ResponseCacheStep: CallTierStep {
+    nonisolated(nonsending) func call(_ request: OutgoingRequest, _ state: CallState, _ next: CallTierNext)
+        async throws(CourierError) -> RawResponse
+    {
+        // The cache takes no part in this pass (the endpoint's policy said so).
+        guard let stage = state.cacheStage else { return try await next(request, state) }
         var sent = request
         // (A pass with a cache stage always asked for its `.identity`.)
         switch await stage.read(request, identity: state.identity ?? .addsNothing) {
@@ -53,7 +58,7 @@ extension CallPipeline {
         for _ in 0..<2 {
             let result: Result<RawResponse, CourierError>
             do throws(CourierError) {
-                result = .success(try await next(sent))
+                result = .success(try await next(sent, state))
             } catch {
                 result = .failure(error)
             }
@@ -67,6 +72,9 @@ extension CallPipeline {
             .cache, stage: .cache, message: "the server answered an unconditional request with a 304",
             request: sent.head)
     }
+}
+
+extension CallPipeline {
 
     /// `.cacheFollowUp`, for a pass the cache took part in: a stored answer that no longer
     /// passes validation or decoding is dropped, reported, and the network
