@@ -79,9 +79,22 @@ let package = Package(
         // hand-over of a response (weak symbols: no-ops unless the build is
         // sanitized).
         .target(name: "CCourierSanitizer", path: "Modules/CCourierSanitizer"),
+        // OpenSSL's libcrypto, CourierCore's digests on Linux (Apple
+        // platforms use CryptoKit): the system's, which Debian's libcurl
+        // links too, rather than a hash written by hand.
+        .systemLibrary(
+            name: "CCrypto",
+            path: "Modules/CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "CourierCore",
-            dependencies: ["CCourierSanitizer", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "CCourierSanitizer", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .target(
+                    name: "CCrypto", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
+            ],
             path: "Modules/CourierCore/Sources"
         ),
         .target(

@@ -44,4 +44,16 @@ struct SHA256Tests {
         }.joined()
         #expect(hex == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
+
+    /// A copy goes on from where the original was, on its own (the
+    /// platform's digest context is copied, not shared).
+    @Test func aCopyDigestsOnItsOwn() {
+        var first = SHA256()
+        first.update(Array("ab".utf8))
+        var second = first
+        first.update(Array("c".utf8))
+        second.update(Array("d".utf8))
+        #expect(RequestKey.hex(first.finalize()) == SHA256.hex(Array("abc".utf8)))
+        #expect(RequestKey.hex(second.finalize()) == SHA256.hex(Array("abd".utf8)))
+    }
 }
