@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .library(name: "CourierReachability", targets: ["CourierReachability"]),
+        .library(name: "CourierResilience", targets: ["CourierResilience"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
     ],
     traits: [
@@ -104,13 +105,27 @@ let package = Package(
         ),
         .target(
             name: "CourierTesting",
-            dependencies: ["CourierCore"],
+            dependencies: ["CourierCore", "CourierResilience"],
             path: "Modules/CourierTesting/Sources"
+        ),
+        // A satellite of CourierCore: the circuit breaker, the reachability
+        // gate and the wait for the network, each a step of the attempt.
+        .target(
+            name: "CourierResilience",
+            dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierResilience/Sources"
+        ),
+        .testTarget(
+            name: "CourierResilienceTests",
+            dependencies: [
+                "CourierResilience", "CourierCore", "CourierTesting", "CourierCodable", "CourierTestSupport",
+            ],
+            path: "Modules/CourierResilience/Tests"
         ),
         .target(
             name: "Courier",
             dependencies: [
-                "CourierCore", "CourierCodable",
+                "CourierCore", "CourierCodable", "CourierResilience",
                 // libcurl where the system has it; URLSession on Apple platforms.
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .target(
@@ -328,7 +343,7 @@ let package = Package(
         .target(
             name: "CourierConfiguration",
             dependencies: [
-                "CourierCore", "CourierURLSession", "CourierAsyncHTTPClient",
+                "CourierCore", "CourierResilience", "CourierURLSession", "CourierAsyncHTTPClient",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .product(
                     name: "Configuration", package: "swift-configuration",
@@ -339,7 +354,8 @@ let package = Package(
         .testTarget(
             name: "CourierConfigurationTests",
             dependencies: [
-                "CourierConfiguration", "CourierCore", "CourierURLSession", "CourierAsyncHTTPClient",
+                "CourierConfiguration", "CourierCore", "CourierResilience", "CourierURLSession",
+                "CourierAsyncHTTPClient",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .product(
                     name: "Configuration", package: "swift-configuration",
@@ -368,13 +384,16 @@ let package = Package(
         // Reachability: netlink on Linux (libmnl), NWPathMonitor on Apple platforms.
         .target(
             name: "CourierReachability",
-            dependencies: ["CourierCore", .target(name: "CMnl", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "CourierCore", "CourierResilience",
+                .target(name: "CMnl", condition: .when(platforms: [.linux])),
+            ],
             path: "Modules/CourierReachability/Sources"
         ),
         .testTarget(
             name: "CourierReachabilityTests",
             dependencies: [
-                "CourierReachability", "CourierCore", "CourierTesting",
+                "CourierReachability", "CourierResilience", "CourierCore", "CourierTesting",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
@@ -414,9 +433,16 @@ let package = Package(
             ],
             path: "Modules/CourierPlugins/Tests"
         ),
+        // What the libraries' unit tests share (fixtures, HeldTransport): a
+        // target of the package, never a product.
+        .target(
+            name: "CourierTestSupport",
+            dependencies: ["CourierCore", "CourierTesting", "CourierCodable"],
+            path: "Modules/CourierCore/TestSupport"
+        ),
         .testTarget(
             name: "CourierCoreTests",
-            dependencies: ["CourierCore", "CourierTesting", "CourierCodable"],
+            dependencies: ["CourierCore", "CourierTesting", "CourierCodable", "CourierTestSupport"],
             path: "Modules/CourierCore/Tests"
         ),
         .testTarget(

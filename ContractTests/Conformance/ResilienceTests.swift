@@ -1,5 +1,6 @@
 import CourierCore
 import CourierMockServer
+import CourierResilience
 import CourierTesting
 import Foundation
 import Testing
@@ -47,10 +48,10 @@ struct ResilienceTests {
         try await withServer { server, node in
             let clock = TestClock(mode: .manual)
             let breaker = CircuitBreaker(.init(minimumCalls: 4, openDuration: .seconds(30)), clock: clock)
-            let client = APIClient(
-                configuration: .init(
-                    transport: kind.transport, timeout: hangGuard, clock: TestClock(), circuitBreaker: breaker
-                ))
+            var configuration = APIClient.Configuration(
+                transport: kind.transport, timeout: hangGuard, clock: TestClock())
+            configuration.circuitBreaker = breaker
+            let client = APIClient(configuration: configuration)
             // Resets and 503s both say the server is unwell.
             for path in ["resets", "overloaded", "resets", "overloaded"] {
                 let error = await callFailure(
@@ -75,10 +76,11 @@ struct ResilienceTests {
         try await withServer { server, node in
             let network = FakeNetworkMonitor(.offline("no default route"))
             let clock = TestClock(mode: .manual)
-            let client = APIClient(
-                configuration: .init(
-                    transport: kind.transport, timeout: hangGuard, clock: clock, networkMonitor: network,
-                    waitsForConnectivity: true))
+            var configuration = APIClient.Configuration(
+                transport: kind.transport, timeout: hangGuard, clock: clock)
+            configuration.networkMonitor = network
+            configuration.waitsForConnectivity = true
+            let client = APIClient(configuration: configuration)
             let call = Task { await callFailure(client, Endpoint<RawResponse>(.get("fine"), on: node)) }
             await clock.waitForSleepers(1)
             try await waitUntil { network.listeners >= 1 }

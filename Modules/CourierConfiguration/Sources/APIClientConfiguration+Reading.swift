@@ -1,6 +1,7 @@
 #if Configuration
     import Configuration
     import CourierCore
+    import CourierResilience
 
     extension APIClient.Configuration {
         /// A client's configuration with its settings read from

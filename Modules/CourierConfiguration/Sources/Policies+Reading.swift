@@ -1,6 +1,7 @@
 #if Configuration
     import Configuration
     import CourierCore
+    import CourierResilience
 
     extension RetryPolicy {
         /// Sets what `configReader` has a key for; the rest stays as it is.

@@ -2,6 +2,7 @@
     import Configuration
     import CourierConfiguration
     import CourierCore
+    import CourierResilience
     import CourierURLSession
     import Foundation
     import SystemPackage

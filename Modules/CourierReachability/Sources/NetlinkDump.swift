@@ -1,6 +1,7 @@
 #if os(Linux)
     import CMnl
     import CourierCore
+    import CourierResilience
     import Glibc
 
     /// Why a netlink monitor could not start or read the routing tables.

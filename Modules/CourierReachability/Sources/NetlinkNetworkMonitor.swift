@@ -1,10 +1,11 @@
 #if os(Linux)
     import CMnl
     @_spi(Locking) import CourierCore
+    import CourierResilience
     import Foundation
     import Glibc
 
-    /// A ``/CourierCore/NetworkMonitor`` for Linux: online while a default
+    /// A ``/CourierResilience/NetworkMonitor`` for Linux: online while a default
     /// route (IPv4 or IPv6, main table) leaves through a link that is up and
     /// not the loopback. It listens to rtnetlink's link and route events on
     /// a thread of its own and reads the tables again after each burst, so

@@ -1,5 +1,6 @@
 #if canImport(Network)
     @_spi(Locking) import CourierCore
+    import CourierResilience
     import Network
 
     /// A ``CourierCore/NetworkMonitor`` for Apple platforms over

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierResilience
 
 /// What the kernel's routing tables say about reaching a network: every
 /// link, and every default route with the interfaces it leaves through.

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierResilience
 
 /// The platform's own monitor, for code that runs on both.
 public enum SystemNetworkMonitor {

@@ -1,5 +1,6 @@
 #if os(Linux)
     import CourierCore
+    import CourierResilience
     import CourierReachability
     import Foundation
     import Subprocess

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierResilience
 import Testing
 
 @testable import CourierReachability

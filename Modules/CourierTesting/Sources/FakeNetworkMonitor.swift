@@ -1,6 +1,7 @@
 @_spi(Locking) import CourierCore
+import CourierResilience
 
-/// A ``/CourierCore/NetworkMonitor`` whose status a test sets: offline, the
+/// A ``/CourierResilience/NetworkMonitor`` whose status a test sets: offline, the
 /// next attempt fails with ``/CourierCore/CourierError/Code/offline`` and
 /// nothing is sent; online again, calls go through.
 ///

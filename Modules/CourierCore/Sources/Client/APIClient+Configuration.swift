@@ -65,22 +65,6 @@ extension APIClient {
         /// talking to APIs on behalf of many users must not mix their
         /// sessions; `CourierCookies`' `CookieJar` is the one to set.
         public var cookies: (any CookieStorage)?
-        /// Asked before every attempt; when it says offline, the attempt
-        /// fails with ``CourierError/Code/offline`` and nothing is sent.
-        /// `nil` (never asked) by default.
-        public var networkMonitor: (any NetworkMonitor)?
-        /// Whether an attempt that finds the ``networkMonitor`` offline waits
-        /// for the network instead of failing at once (Alamofire's offline
-        /// retrier, async-http-client's `waitsForConnectivity`): it goes as
-        /// soon as the monitor reports online, and fails with
-        /// ``CourierError/Code/offline`` only if the network has not come back
-        /// within the retry policy's remaining deadline, or else the attempt's
-        /// timeout. `false` by default.
-        public var waitsForConnectivity: Bool
-        /// Stops sending to an origin that keeps failing (``CircuitBreaker``);
-        /// share one breaker between clients to share what they learn. `nil`
-        /// (no breaker) by default.
-        public var circuitBreaker: CircuitBreaker?
         /// Told of every step of every call (``EventMonitor``), before the
         /// call's plugins, which are monitors too; empty by default.
         public var eventMonitors: [any EventMonitor]
@@ -92,6 +76,8 @@ extension APIClient {
         /// The response cache calls consult (CourierCache's
         /// `configuration.cache`); `nil` (no cache) by default.
         package var responseCache: (any ResponseCaching)?
+        /// What satellite modules keep here (``ClientExtension``), by type.
+        package var extensions: [ObjectIdentifier: any ClientExtension] = [:]
 
         /// Creates a configuration; only the transport is required.
         public init(
@@ -113,12 +99,9 @@ extension APIClient {
             concurrencyGroup: ConcurrencyGroup? = nil,
             redirects: RedirectPolicy = .follow,
             cookies: (any CookieStorage)? = nil,
-            networkMonitor: (any NetworkMonitor)? = nil,
             idleTimeout: Duration? = nil,
             downloadTimeouts: DownloadTimeouts = DownloadTimeouts(),
             connectTimeout: Duration? = nil,
-            waitsForConnectivity: Bool = false,
-            circuitBreaker: CircuitBreaker? = nil,
             eventMonitors: [any EventMonitor] = []
         ) {
             self.transport = transport
@@ -142,9 +125,6 @@ extension APIClient {
             self.concurrencyGroup = concurrencyGroup
             self.redirects = redirects
             self.cookies = cookies
-            self.networkMonitor = networkMonitor
-            self.waitsForConnectivity = waitsForConnectivity
-            self.circuitBreaker = circuitBreaker
             self.eventMonitors = eventMonitors
         }
     }

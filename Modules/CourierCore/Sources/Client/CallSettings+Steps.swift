@@ -29,17 +29,7 @@ extension CallSettings {
             (.budget, AttemptBudgetStep()), (.validation, AttemptValidationStep()),
             (.headCheck, HeadCheckStep()),
         ]
-        if let monitor = configuration.networkMonitor {
-            if configuration.waitsForConnectivity {
-                steps.append((.connectivityWait, ConnectivityWaitStep(monitor: monitor)))
-            }
-            steps.append(
-                (.offlineGate, OfflineGateStep(monitor: monitor, waits: configuration.waitsForConnectivity)))
-        }
         if concurrency { steps.append((.groupAdmission, GroupAdmissionStep())) }
-        if let breaker = configuration.circuitBreaker {
-            steps.append((.circuitBreaker, CircuitBreakerStep(breaker: breaker)))
-        }
         if let destination = spec.destination {
             steps.append((.downloadStaging, DownloadStagingStep(destination: destination)))
             if destination.options.contains(.resumable) {
@@ -58,6 +48,10 @@ extension CallSettings {
             steps.append((.pluginObservation, PluginObservationStep(plugins: plugins)))
         }
         if shared { steps.append((.identityCheck, IdentityCheckStep())) }
+        // The satellites' steps (ClientExtension), in a stable order.
+        for (_, satellite) in configuration.extensions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+            steps += satellite.attemptSteps(for: spec, in: configuration)
+        }
         return steps
     }
 }

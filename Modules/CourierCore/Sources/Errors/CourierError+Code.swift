@@ -61,13 +61,13 @@ extension CourierError {
         /// (``CourierError/underlying`` says which). Never ends a call by
         /// itself: the network answers instead.
         public static let cache = Code("cache")
-        /// The client's ``NetworkMonitor`` said the machine is offline: the
+        /// The client's network monitor (CourierResilience) said the machine is offline: the
         /// attempt was refused before any socket was opened. Not retried by
         /// default (``RetryPolicy/retryIf`` can opt in).
         public static let offline = Code("offline")
-        /// The client's ``CircuitBreaker`` refused the attempt: the host
+        /// The client's circuit breaker (CourierResilience) refused the attempt: the host
         /// failed too often lately. Nothing was sent; ``CourierError/underlying``
-        /// is a ``CircuitOpenError`` saying until when. Not retried.
+        /// is a `CircuitOpenError` saying until when. Not retried.
         public static let circuitOpen = Code("circuitOpen")
         /// A plugin or per-attempt interceptor was about to send another
         /// credential than the one it declared when the response cache or

@@ -2,7 +2,7 @@ import HTTPTypes
 
 /// Turns whatever a stage threw into a ``CourierError`` with the right code,
 /// stage and context. Errors that already are `CourierError` keep their code.
-enum ErrorMapping {
+package enum ErrorMapping {
     static func cancelled(stage: CourierError.Stage, request: HTTPRequest?, attempt: Int) -> CourierError {
         CourierError(
             .cancelled, stage: stage, message: "the call was cancelled", request: request, attempt: attempt)
@@ -12,7 +12,7 @@ enum ErrorMapping {
     /// (a concurrency policy's, a tag's) when it gave one, otherwise
     /// ``CourierError/Code/cancelled``. A plain cancellation's stage is where
     /// the call was, whoever ended it.
-    static func cancelled(
+    package static func cancelled(
         by cancellation: CallCancellation, stage: CourierError.Stage, request: HTTPRequest?, attempt: Int
     ) -> CourierError {
         guard var reason = cancellation.reason else {

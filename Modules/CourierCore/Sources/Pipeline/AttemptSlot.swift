@@ -2,7 +2,7 @@
 /// attempt's parts, as ``CallStage`` is of a call's. A step of each feature
 /// a call's settings configure sits in its slot; the budget, validation,
 /// the head check and the exchange are every attempt's.
-enum AttemptSlot: Int, CaseIterable, Sendable {
+package enum AttemptSlot: Int, CaseIterable, Sendable {
     /// Waits for the network to come back before anything else.
     case connectivityWait
     /// The call's concurrency group admits the attempt (it may queue).

@@ -10,7 +10,7 @@ import HTTPTypes
 /// resolved (once per client for endpoints that override nothing), so a
 /// feature a client does not use costs its calls nothing — not a branch.
 /// Their order is ``AttemptSlot``'s.
-protocol AttemptStep: Sendable {
+package protocol AttemptStep: Sendable {
     /// Runs this step's part of `attempt`, usually around `next`.
     /// - Parameters:
     ///   - attempt: The attempt as the steps before left it; a step changes
@@ -24,20 +24,20 @@ protocol AttemptStep: Sendable {
 }
 
 /// One attempt as it passes through the steps.
-struct Attempt: Sendable {
+package struct Attempt: Sendable {
     /// The request; steps may change it on its way in (a resumed download asks for a range).
-    var request: OutgoingRequest
+    package var request: OutgoingRequest
     /// The request as the attempt loop was given it — what the response
     /// cache and coalescing saw — before any step changed it.
-    let given: HTTPRequest
+    package let given: HTTPRequest
     /// The attempt's number, from 1, once its budget step began it; 0 before
     /// (or when the deadline left no time to begin one).
-    var number: Int = 0
+    package var number: Int = 0
     /// What interceptors and plugins see of the call during this attempt.
-    var context: CallContext
+    package var context: CallContext
     /// What the transport is told: the attempt's timeout, where a download
     /// goes, the limits, progress and cancellation.
-    var options: TransportOptions
+    package var options: TransportOptions
 
     init(_ request: OutgoingRequest, _ state: CallState) {
         self.request = request
@@ -53,14 +53,14 @@ struct Attempt: Sendable {
 }
 
 /// The steps after the one running: call it to go on.
-struct AttemptNext: Sendable {
+package struct AttemptNext: Sendable {
     let chain: AttemptChain
     let index: Int
 
     /// Runs the rest of the chain on `attempt`. (Inlined into each step: a
     /// frame of its own per step would cost every attempt.)
     @inline(__always)
-    nonisolated(nonsending) func callAsFunction(_ attempt: inout Attempt, _ state: CallState)
+    package nonisolated(nonsending) func callAsFunction(_ attempt: inout Attempt, _ state: CallState)
         async throws(CourierError) -> RawResponse
     {
         try await chain.steps[index].attempt(&attempt, state, AttemptNext(chain: chain, index: index + 1))

@@ -7,7 +7,7 @@
 /// piece (its documentation says why); the envelope head read during
 /// validation travels with the response it belongs to (``RawResponse``'s
 /// validation stamp), never beside it.
-struct CallState: Sendable {
+package struct CallState: Sendable {
     /// Unique within the process; stamps the responses this call validated.
     let id: UInt64
     /// The call's attempt count and deadline start, shared by every run of
@@ -19,7 +19,7 @@ struct CallState: Sendable {
     var request: OutgoingRequest?
     /// Cancellation from outside the caller's task (``APIClient/cancelAll()``,
     /// a concurrency policy).
-    let cancellation: CallCancellation
+    package let cancellation: CallCancellation
     /// The call's place in its ``ConcurrencyGroup``, when it has one.
     var membership: GroupMembership?
     /// The response cache's part in this pass, when it takes one (`.responseCache`).
@@ -42,10 +42,25 @@ struct CallState: Sendable {
     /// The settings in force.
     var settings: CallSettings { plan.settings }
 
+    /// The clock the call's waits and deadlines use.
+    package var clock: any CourierClock { settings.clock }
+
+    /// How long an attempt may wait before it sends: what is left of the
+    /// retry policy's deadline, else the attempt's total, else its idle
+    /// timeout, else a minute.
+    package var attemptWaitBound: Duration {
+        let settings = self.settings
+        let left = settings.retryPolicy.deadline.map { $0 - budget.elapsed(now: settings.clock.now) }
+        return max(.zero, left ?? settings.timeout ?? settings.idleTimeout ?? .seconds(60))
+    }
+
+    /// Attempts begun so far in the call.
+    package var attemptsBegun: Int { budget.attempts }
+
     /// Tells the monitors of `kind`, for attempt `attempt` when it is about one.
     /// The event is built only when a monitor listens: most calls have none,
     /// and building one copies what it carries (a request head, a result).
-    func emit(_ kind: @autoclosure () -> CallEvent.Kind, attempt: Int? = nil) {
+    package func emit(_ kind: @autoclosure () -> CallEvent.Kind, attempt: Int? = nil) {
         let monitors = settings.monitors
         guard !monitors.isEmpty else { return }
         var context = self.context

@@ -4,7 +4,7 @@
 /// slice and no event is remembered on its own: counting costs two
 /// additions, and memory stays ten slices however many events there are.
 /// A plain value; its owner keeps it behind a lock.
-struct SlidingWindowCounts: Sendable, Equatable {
+package struct SlidingWindowCounts: Sendable, Equatable {
     private struct Slice: Sendable, Equatable {
         var index: Int64
         var first = 0
@@ -17,12 +17,12 @@ struct SlidingWindowCounts: Sendable, Equatable {
     private var slices = Array(repeating: Slice(index: Int64.min), count: Self.sliceCount)
 
     /// An empty window `length` long.
-    init(length: Duration) {
+    package init(length: Duration) {
         sliceWidth = max(1, length.nanoseconds / Int64(Self.sliceCount))
     }
 
     /// Adds to the counts at `now`.
-    mutating func add(first: Int = 0, second: Int = 0, at now: Duration) {
+    package mutating func add(first: Int = 0, second: Int = 0, at now: Duration) {
         let current = now.nanoseconds / sliceWidth
         let count = Int64(Self.sliceCount)
         let position = Int(((current % count) + count) % count)
@@ -32,7 +32,7 @@ struct SlidingWindowCounts: Sendable, Equatable {
     }
 
     /// The counts of the events within the window at `now`.
-    func totals(at now: Duration) -> (first: Int, second: Int) {
+    package func totals(at now: Duration) -> (first: Int, second: Int) {
         let current = now.nanoseconds / sliceWidth
         var totals = (first: 0, second: 0)
         for slice in slices where slice.index > current - Int64(Self.sliceCount) && slice.index <= current {

@@ -140,7 +140,9 @@ extension TransportOptions {
 extension CallCancellation {
     /// Sleeps on `clock` until `duration` has passed, the task is cancelled
     /// or `cancellation` fires; the last two throw `CancellationError`.
-    static func sleep(for duration: Duration, on clock: any CourierClock, cancellation: CallCancellation?)
+    package static func sleep(
+        for duration: Duration, on clock: any CourierClock, cancellation: CallCancellation?
+    )
         async throws
     {
         guard let cancellation else { return try await clock.sleep(for: duration) }

@@ -1,4 +1,5 @@
 @_spi(Locking) import CourierCore
+import CourierTestSupport
 import CourierTesting
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 @_spi(Locking) @_spi(Transport) import CourierCore
+import CourierTestSupport
 import CourierTesting
 import Foundation
 import HTTPTypes

@@ -1,5 +1,6 @@
 import CourierCodable
 @_spi(Locking) @_spi(Decoding) import CourierCore
+import CourierTestSupport
 import CourierTesting
 import HTTPTypes
 import Synchronization

@@ -1,4 +1,6 @@
 @_spi(Locking) import CourierCore
+import CourierResilience
+import CourierTestSupport
 import CourierTesting
 import Foundation
 import HTTPTypes
@@ -34,8 +36,9 @@ struct CircuitBreakerTests {
     }
 
     static func client(_ server: Server, _ breaker: CircuitBreaker) -> APIClient {
-        APIClient(
-            configuration: .init(transport: server.transport, clock: TestClock(), circuitBreaker: breaker))
+        var configuration = APIClient.Configuration(transport: server.transport, clock: TestClock())
+        configuration.circuitBreaker = breaker
+        return APIClient(configuration: configuration)
     }
 
     static func call(_ client: APIClient, _ path: String) async -> CourierError? {
@@ -109,8 +112,9 @@ struct CircuitBreakerTests {
         let transport = HeldTransport()
         let clock = TestClock(mode: .manual)
         let breaker = Self.breaker(clock)
-        let client = APIClient(
-            configuration: .init(transport: transport, clock: TestClock(), circuitBreaker: breaker))
+        var configuration = APIClient.Configuration(transport: transport, clock: TestClock())
+        configuration.circuitBreaker = breaker
+        let client = APIClient(configuration: configuration)
         let endpoint = Endpoint<RawResponse>(.get("a"), on: .api)
         for index in 1...4 {
             let call = Task { await expectFailure(client, endpoint) }
@@ -168,10 +172,11 @@ struct CircuitBreakerTests {
         let server = Server()
         let clock = TestClock(mode: .manual)
         let breaker = Self.breaker(clock)
-        let client = APIClient(
-            configuration: .init(
-                transport: server.transport, retryPolicy: RetryPolicy(maxAttempts: 10, jitter: .none),
-                clock: TestClock(), circuitBreaker: breaker))
+        var configuration = APIClient.Configuration(
+            transport: server.transport, retryPolicy: RetryPolicy(maxAttempts: 10, jitter: .none),
+            clock: TestClock())
+        configuration.circuitBreaker = breaker
+        let client = APIClient(configuration: configuration)
         // Attempts 1–4 fail with 503 and open the circuit; attempt 5 meets it and the call stops.
         let error = await Self.call(client, "down")
         #expect(error?.code == .circuitOpen)

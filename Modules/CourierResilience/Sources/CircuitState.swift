@@ -1,3 +1,5 @@
+@_spi(Locking) import CourierCore
+
 /// One origin's circuit as a plain value: outcomes in, verdicts out, no
 /// locks and no clock of its own (times are the breaker clock's `now`), so
 /// every transition is tested as a table. ``CircuitBreaker`` keeps one per

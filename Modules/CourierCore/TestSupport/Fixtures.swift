@@ -1,3 +1,5 @@
+// What the libraries' unit tests share: fixtures, a client over a stub,
+// counters, and HeldTransport. A target of the package, never a product.
 import CourierCodable
 @_spi(Locking) import CourierCore
 import CourierTesting
@@ -5,18 +7,24 @@ import Foundation
 import HTTPTypes
 import Synchronization
 
-struct User: Codable, Sendable, Equatable {
-    let id: Int
-    let name: String
+package struct User: Codable, Sendable, Equatable {
+    package let id: Int
+    package let name: String
+
+    package init(id: Int, name: String) {
+        self.id = id
+        self.name = name
+    }
 }
 
 extension Node {
-    static let api = Node("api", baseURL: "https://api.example.com/v1")
-    static let enveloped = Node("enveloped", baseURL: "https://api.example.com/v1", envelope: .standard)
+    package static let api = Node("api", baseURL: "https://api.example.com/v1")
+    package static let enveloped = Node(
+        "enveloped", baseURL: "https://api.example.com/v1", envelope: .standard)
 }
 
 /// A client over a stub, with a test clock that advances on every sleep.
-func makeClient(
+package func makeClient(
     _ transport: any Transport,
     retryPolicy: RetryPolicy = .never,
     clock: TestClock = TestClock(),
@@ -34,31 +42,35 @@ func makeClient(
 }
 
 /// A thread-safe list that tests append events to.
-final class EventLog: Sendable {
+package final class EventLog: Sendable {
     private let storage = Locked<[String]>([])
 
-    func append(_ event: String) { storage.withLock { $0.append(event) } }
-    var events: [String] { storage.withLock { $0 } }
+    package init() {}
+
+    package func append(_ event: String) { storage.withLock { $0.append(event) } }
+    package var events: [String] { storage.withLock { $0 } }
 }
 
 /// Counts things across tasks.
-final class Counter: Sendable {
+package final class Counter: Sendable {
     private let storage = Locked(0)
 
+    package init() {}
+
     @discardableResult
-    func increment() -> Int {
+    package func increment() -> Int {
         storage.withLock { value in
             value += 1
             return value
         }
     }
 
-    var value: Int { storage.withLock { $0 } }
+    package var value: Int { storage.withLock { $0 } }
 }
 
 /// Sends through the completion-handler API and returns every result the
 /// handler received once the call's task has finished.
-func completionResults<R: Sendable>(
+package func completionResults<R: Sendable>(
     _ client: APIClient, _ endpoint: Endpoint<R>, cancelImmediately: Bool = false
 ) async -> [Result<R, CourierError>] {
     let results = Locked<[Result<R, CourierError>]>([])
@@ -69,10 +81,10 @@ func completionResults<R: Sendable>(
 }
 
 /// A temporary directory removed when the value is dropped.
-final class TemporaryDirectory: Sendable {
-    let url: URL
+package final class TemporaryDirectory: Sendable {
+    package let url: URL
 
-    init() throws {
+    package init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "courier-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -80,7 +92,7 @@ final class TemporaryDirectory: Sendable {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
-    func file(_ name: String, contents: [UInt8]) throws -> URL {
+    package func file(_ name: String, contents: [UInt8]) throws -> URL {
         let file = url.appendingPathComponent(name)
         try Data(contents).write(to: file)
         return file
@@ -88,14 +100,14 @@ final class TemporaryDirectory: Sendable {
 }
 
 extension Result {
-    var failureValue: Failure? {
+    package var failureValue: Failure? {
         if case .failure(let error) = self { return error }
         return nil
     }
 }
 
 /// Sends and returns the error, failing the test when the call succeeds.
-func expectFailure<R>(_ client: APIClient, _ endpoint: Endpoint<R>) async -> CourierError? {
+package func expectFailure<R>(_ client: APIClient, _ endpoint: Endpoint<R>) async -> CourierError? {
     do {
         _ = try await client.send(endpoint)
         return nil
@@ -106,8 +118,8 @@ func expectFailure<R>(_ client: APIClient, _ endpoint: Endpoint<R>) async -> Cou
 
 extension HTTPField.Name {
     /// Header names the tests add; the literals are valid tokens.
-    static let xChain = custom("X-Chain")
-    static let xPrepared = custom("X-Prepared")
+    package static let xChain = custom("X-Chain")
+    package static let xPrepared = custom("X-Prepared")
 
     private static func custom(_ name: String) -> HTTPField.Name {
         guard let parsed = HTTPField.Name(name) else { preconditionFailure("invalid header name \(name)") }

@@ -1,3 +1,5 @@
+@_spi(Locking) import CourierCore
+
 /// A monitor's current ``NetworkStatus`` and the streams that follow it
 /// (``NetworkMonitor/statusUpdates()``): what every monitor that is told of
 /// changes keeps, in one place.

@@ -1,5 +1,7 @@
+@_spi(Locking) import CourierCore
+
 /// An attempt that finds the network down waits for it to come back
-/// (``APIClient/Configuration/waitsForConnectivity``), for a bounded time.
+/// (`configuration.waitsForConnectivity`), for a bounded time.
 enum ConnectivityWait {
     /// The caller has found the network down. Returns once `monitor`
     /// reports online (`true`, at once if it already is), once `bound` has
@@ -24,17 +26,11 @@ enum ConnectivityWait {
         }
     }
 
-    /// How long an attempt may wait: what is left of the retry policy's
-    /// deadline, else the attempt's total, else its idle timeout, else a minute.
-    static func bound(_ state: CallState) -> Duration {
-        let settings = state.settings
-        let left = settings.retryPolicy.deadline.map { $0 - state.budget.elapsed(now: settings.clock.now) }
-        return max(.zero, left ?? settings.timeout ?? settings.idleTimeout ?? .seconds(60))
-    }
 }
 
 /// An attempt that finds the network down waits for it to come back first
-/// (``AttemptSlot/connectivityWait``), for at most ``ConnectivityWait/bound(_:)``;
+/// (`AttemptSlot.connectivityWait`), for at most what is left of the
+/// retry deadline, else the attempt's total, else its idle timeout;
 /// the offline gate then refuses it if it did not.
 struct ConnectivityWaitStep: AttemptStep {
     let monitor: any NetworkMonitor
@@ -44,12 +40,12 @@ struct ConnectivityWaitStep: AttemptStep {
     {
         if !monitor.status.isOnline {
             _ = await ConnectivityWait.untilOnline(
-                monitor, bound: ConnectivityWait.bound(state), clock: state.settings.clock,
+                monitor, bound: state.attemptWaitBound, clock: state.clock,
                 cancellation: state.cancellation)
             if Task.isCancelled || state.cancellation.isCancelled {
                 throw ErrorMapping.cancelled(
                     by: state.cancellation, stage: .transport, request: attempt.request.head,
-                    attempt: state.budget.attempts)
+                    attempt: state.attemptsBegun)
             }
         }
         return try await next(&attempt, state)
@@ -57,8 +53,8 @@ struct ConnectivityWaitStep: AttemptStep {
 }
 
 /// The client's ``NetworkMonitor`` asked before each attempt
-/// (``AttemptSlot/offlineGate``): offline, the attempt fails with
-/// ``CourierError/Code/offline`` and nothing is sent.
+/// (`AttemptSlot.offlineGate`): offline, the attempt fails with
+/// ``/CourierCore/CourierError/Code/offline`` and nothing is sent.
 struct OfflineGateStep: AttemptStep {
     let monitor: any NetworkMonitor
     let waits: Bool

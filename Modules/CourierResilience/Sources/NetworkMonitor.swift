@@ -1,7 +1,9 @@
+@_spi(Locking) import CourierCore
+
 /// Whether the machine can reach a network at all: a reachability gate.
 /// A client with a monitor asks it before every attempt
 /// and, when it says offline, fails the attempt with
-/// ``CourierError/Code/offline`` without opening a socket: no timeout to wait
+/// ``/CourierCore/CourierError/Code/offline`` without opening a socket: no timeout to wait
 /// out, no retry to burn.
 ///
 /// `CourierReachability` has the real ones (netlink on Linux,
@@ -20,7 +22,7 @@ public protocol NetworkMonitor: Sendable {
     var status: NetworkStatus { get }
 
     /// The current status, then every change: what an attempt waiting for
-    /// the network (``APIClient/Configuration/waitsForConnectivity``) listens
+    /// the network (`configuration.waitsForConnectivity`) listens
     /// to. The stream ends when its reader stops. A monitor that cannot
     /// report changes may leave it out: ``status`` is then read once a second.
     func statusUpdates() -> AsyncStream<NetworkStatus>

@@ -1,3 +1,4 @@
+@_spi(Locking) import CourierCore
 import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -9,13 +10,13 @@ import HTTPTypes
 /// Stops sending to a host that keeps failing, and tries it again later
 /// with a few probes: a circuit breaker per origin (`scheme://host:port`),
 /// shared by every client configured with it
-/// (``APIClient/Configuration/circuitBreaker``).
+/// (`configuration.circuitBreaker`).
 ///
 /// Closed, attempts go through and their outcomes are counted over
 /// ``Configuration/window``; once at least ``Configuration/minimumCalls``
 /// ended there and ``Configuration/failureRateThreshold`` of them failed,
 /// the circuit opens: for ``Configuration/openDuration`` every attempt to
-/// that origin fails at once with ``CourierError/Code/circuitOpen``, nothing
+/// that origin fails at once with ``/CourierCore/CourierError/Code/circuitOpen``, nothing
 /// sent, the error saying until when (``CircuitOpenError``). Then it lets
 /// ``Configuration/halfOpenProbes`` attempts through: if they all succeed
 /// it closes, if one fails it opens again. A failure is what says the
@@ -65,7 +66,7 @@ public final class CircuitBreaker: Sendable {
     public enum State: Sendable, Equatable {
         /// Attempts go through.
         case closed
-        /// Attempts fail with ``CourierError/Code/circuitOpen`` until this date.
+        /// Attempts fail with ``/CourierCore/CourierError/Code/circuitOpen`` until this date.
         case open(until: Date)
         /// Probes test the origin; other attempts are refused meanwhile.
         case halfOpen
@@ -109,7 +110,7 @@ public final class CircuitBreaker: Sendable {
     // MARK: - The pipeline's side
 
     /// An attempt to `origin` asks to go.
-    /// - Throws: ``CourierError/Code/circuitOpen`` when the circuit refuses it.
+    /// - Throws: ``/CourierCore/CourierError/Code/circuitOpen`` when the circuit refuses it.
     func admit(_ origin: String, request: HTTPRequest, attempt: Int) throws(CourierError)
         -> CircuitState.Permit
     {
@@ -158,8 +159,8 @@ public final class CircuitBreaker: Sendable {
     }
 }
 
-/// Why an attempt failed with ``CourierError/Code/circuitOpen``: the
-/// ``CourierError/underlying`` error.
+/// Why an attempt failed with ``/CourierCore/CourierError/Code/circuitOpen``: the
+/// ``/CourierCore/CourierError/underlying`` error.
 public struct CircuitOpenError: Error, Sendable, Hashable {
     /// The origin whose circuit refused the attempt.
     public let origin: String

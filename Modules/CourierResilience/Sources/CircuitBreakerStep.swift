@@ -1,3 +1,4 @@
+@_spi(Locking) import CourierCore
 import HTTPTypes
 
 /// The client's circuit breaker around each attempt

@@ -10,7 +10,7 @@ import Synchronization
 /// yet, answers the next one that arrives (so a test never loses an answer
 /// to a request still on its way). Cancellation (the task's or the call's)
 /// ends a held request at once with ``TransportError/Code/cancelled``.
-final class HeldTransport: Transport {
+package final class HeldTransport: Transport {
     private struct Held {
         let path: String
         let headers: HTTPFields
@@ -31,21 +31,23 @@ final class HeldTransport: Transport {
 
     private let state = Locked(State())
 
+    package init() {}
+
     /// Paths of every request that arrived, in order.
-    var arrivals: [String] { state.withLock { $0.arrivals } }
+    package var arrivals: [String] { state.withLock { $0.arrivals } }
     /// Paths of held requests that were cancelled, in order.
-    var cancelled: [String] { state.withLock { $0.cancelled } }
+    package var cancelled: [String] { state.withLock { $0.cancelled } }
     /// Paths of the requests held now, in arrival order.
-    var holding: [String] {
+    package var holding: [String] {
         state.withLock { state in state.held.sorted { $0.key < $1.key }.map(\.value.path) }
     }
     /// The header fields of the held requests, in arrival order.
-    var heldHeaders: [HTTPFields] {
+    package var heldHeaders: [HTTPFields] {
         state.withLock { state in state.held.sorted { $0.key < $1.key }.map(\.value.headers) }
     }
 
     /// Returns once `count` requests have arrived in all.
-    func waitForArrivals(_ count: Int) async {
+    package func waitForArrivals(_ count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if state.arrivals.count >= count { return true }
@@ -57,7 +59,7 @@ final class HeldTransport: Transport {
     }
 
     /// Answers the oldest held request for `path`, or the next one to arrive.
-    func answer(_ path: String, with outcome: StubOutcome = .json("{}")) {
+    package func answer(_ path: String, with outcome: StubOutcome = .json("{}")) {
         let continuation: CheckedContinuation<StubOutcome, Never>? = state.withLock { state in
             guard let id = state.held.filter({ $0.value.path == path }).keys.min() else {
                 state.queuedAnswers[path, default: []].append(outcome)
@@ -68,7 +70,7 @@ final class HeldTransport: Transport {
         continuation?.resume(returning: outcome)
     }
 
-    func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
+    package func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         let path = request.head.path ?? ""
         let id = state.withLock { state in
             state.nextID += 1

@@ -1,4 +1,6 @@
 import CourierCore
+import CourierResilience
+import CourierTestSupport
 import CourierTesting
 import Testing
 

@@ -1,4 +1,6 @@
 import CourierCore
+import CourierResilience
+import CourierTestSupport
 import CourierTesting
 import Testing
 
@@ -10,10 +12,11 @@ struct ConnectivityWaitTests {
         _ transport: RecordingTransport, _ network: FakeNetworkMonitor, clock: TestClock,
         retryPolicy: RetryPolicy = .never, waits: Bool = true
     ) -> APIClient {
-        APIClient(
-            configuration: .init(
-                transport: transport, retryPolicy: retryPolicy, timeout: .seconds(20), clock: clock,
-                networkMonitor: network, waitsForConnectivity: waits))
+        var configuration = APIClient.Configuration(
+            transport: transport, retryPolicy: retryPolicy, timeout: .seconds(20), clock: clock)
+        configuration.networkMonitor = network
+        configuration.waitsForConnectivity = waits
+        return APIClient(configuration: configuration)
     }
 
     /// Waits until a call listens for the network and its bound's sleep is armed.
