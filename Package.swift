@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .library(name: "CourierReachability", targets: ["CourierReachability"]),
         .library(name: "CourierResilience", targets: ["CourierResilience"]),
+        .library(name: "CourierPagination", targets: ["CourierPagination"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
     ],
     traits: [
@@ -115,6 +116,20 @@ let package = Package(
             dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Modules/CourierResilience/Sources"
         ),
+        // A satellite of CourierCore: pages as an AsyncSequence, by page
+        // number, offset, cursor or Link header.
+        .target(
+            name: "CourierPagination",
+            dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierPagination/Sources"
+        ),
+        .testTarget(
+            name: "CourierPaginationTests",
+            dependencies: [
+                "CourierPagination", "CourierCore", "CourierTesting", "CourierCodable", "CourierTestSupport",
+            ],
+            path: "Modules/CourierPagination/Tests"
+        ),
         .testTarget(
             name: "CourierResilienceTests",
             dependencies: [
@@ -125,7 +140,7 @@ let package = Package(
         .target(
             name: "Courier",
             dependencies: [
-                "CourierCore", "CourierCodable", "CourierResilience",
+                "CourierCore", "CourierCodable", "CourierResilience", "CourierPagination",
                 // libcurl where the system has it; URLSession on Apple platforms.
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .target(

@@ -1,5 +1,6 @@
 import CourierCodable
 import CourierCore
+import CourierPagination
 import Testing
 
 /// `pages.json`: a paginator walks five pages of each kind and stops.

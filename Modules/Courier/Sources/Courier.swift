@@ -2,6 +2,7 @@
 // transport each platform can link (Package.swift's conditions, mirrored).
 @_exported import CourierCodable
 @_exported import CourierCore
+@_exported import CourierPagination
 @_exported import CourierResilience
 @_exported import HTTPTypes
 

@@ -1,3 +1,5 @@
+import CourierCore
+
 /// One page of a walk: the model, the reply it came in, and where it started.
 public struct Page<Model: Sendable>: Sendable {
     /// The decoded page.
@@ -11,18 +13,18 @@ public struct Page<Model: Sendable>: Sendable {
 }
 
 /// The pages of a paged endpoint, fetched one at a time as the loop asks
-/// for them: what ``APIClient/pages(_:by:)`` returns.
+/// for them: what ``/CourierCore/APIClient/pages(_:by:)`` returns.
 ///
 /// A value: every `for try await` over it starts a walk of its own from
 /// the first page, and nothing is shared between walks. A walk ends after
 /// the last page (the ``Pagination`` says which) or at an empty page, which
 /// is not yielded; an error ends it by throwing (each page is one call, with
 /// the client's retries); cancelling the looping task ends it with
-/// ``CourierError/Code/cancelled``.
+/// ``/CourierCore/CourierError/Code/cancelled``.
 package struct PageSequence<Model: Sendable>: AsyncSequence, Sendable {
     /// A page.
     package typealias Element = Page<Model>
-    /// Every error is a ``CourierError``.
+    /// Every error is a ``/CourierCore/CourierError``.
     package typealias Failure = CourierError
 
     let client: APIClient
@@ -81,11 +83,11 @@ extension APIClient {
     /// walk ends after the last page (the ``Pagination`` says which) or at an
     /// empty page, which is not yielded; an error ends it by throwing (each
     /// page is one call, with the client's retries); cancelling the looping
-    /// task ends it with ``CourierError/Code/cancelled``.
+    /// task ends it with ``/CourierCore/CourierError/Code/cancelled``.
     /// - Parameters:
     ///   - endpoint: The first page's endpoint; ``Pagination`` moves it on.
     ///   - pagination: Where the next page is, and when the walk ends.
-    /// - Returns: The pages, as an asynchronous sequence that throws ``CourierError``.
+    /// - Returns: The pages, as an asynchronous sequence that throws ``/CourierCore/CourierError``.
     public func pages<Model>(
         _ endpoint: Endpoint<Model>, by pagination: Pagination<Model>
     ) -> some AsyncSequence<Page<Model>, CourierError> & Sendable {

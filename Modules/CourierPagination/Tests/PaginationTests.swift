@@ -5,7 +5,7 @@ import CourierTesting
 import HTTPTypes
 import Testing
 
-@testable import CourierCore
+@testable import CourierPagination
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

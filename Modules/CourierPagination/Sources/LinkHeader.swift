@@ -1,3 +1,4 @@
+import CourierCore
 import HTTPTypes
 
 #if canImport(FoundationEssentials)

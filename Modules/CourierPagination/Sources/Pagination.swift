@@ -1,3 +1,4 @@
+import CourierCore
 import HTTPTypes
 
 /// Where a page starts: what a ``Pagination`` puts on the request. An
@@ -72,7 +73,7 @@ public struct Pagination<Model: Sendable>: Sendable {
     ///   - first: The position of the first page.
     ///   - apply: Puts a position on the endpoint.
     ///   - next: The position after a page, `nil` after the last one; a
-    ///     throw ends the walk with ``CourierError/Code/decoding``.
+    ///     throw ends the walk with ``/CourierCore/CourierError/Code/decoding``.
     ///   - count: Items on a page, so that an empty page ends the walk.
     public init(
         first: PagePosition,
