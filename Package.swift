@@ -442,6 +442,7 @@ let package = Package(
             name: "CourierPluginsTests",
             dependencies: [
                 "CourierPlugins", "CourierTesting", "CourierCodable", "CourierContentCoding",
+                "CourierTestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -180,7 +180,7 @@ struct ReadModeTests {
 extension RawResponse {
     /// This response as a stub outcome.
     var asOutcome: StubOutcome {
-        .response(status: statusCode, headers: headers, body: body.bytes ?? [])
+        .response(status: statusCode, headers: headerFields, body: body.bytes ?? [])
     }
 }
 

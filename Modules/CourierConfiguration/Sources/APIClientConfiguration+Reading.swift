@@ -3,7 +3,7 @@
     import CourierCore
     import CourierResilience
 
-    extension APIClient.Configuration {
+    extension APIClient.Configuration: SettingsApplying {
         /// A client's configuration with its settings read from
         /// `configReader` (swift-configuration: environment variables, JSON
         /// files, command-line arguments, in memory); every key absent keeps
@@ -54,9 +54,7 @@
         /// - Throws: ``CourierConfigurationError`` for the first key whose
         ///   value is present but unusable; nothing is changed then.
         public mutating func read(from configReader: ConfigReader) throws(CourierConfigurationError) {
-            var copy = self
-            try copy.apply(SettingsReader(configReader))
-            self = copy
+            try readAll(configReader)
         }
 
         mutating func apply(_ settings: SettingsReader) throws(CourierConfigurationError) {

@@ -3,7 +3,7 @@
     import CourierCore
     import CourierResilience
 
-    extension RetryPolicy {
+    extension RetryPolicy: SettingsApplying {
         /// Sets what `configReader` has a key for; the rest stays as it is.
         ///
         /// | Key | Type | Sets |
@@ -20,9 +20,7 @@
         /// - Throws: ``CourierConfigurationError`` for the first key whose
         ///   value is present but unusable; nothing is changed then.
         public mutating func read(from configReader: ConfigReader) throws(CourierConfigurationError) {
-            var copy = self
-            try copy.apply(SettingsReader(configReader))
-            self = copy
+            try readAll(configReader)
         }
 
         mutating func apply(_ settings: SettingsReader) throws(CourierConfigurationError) {
@@ -65,7 +63,7 @@
         }
     }
 
-    extension RedirectPolicy {
+    extension RedirectPolicy: SettingsApplying {
         /// Sets what `configReader` has a key for; the rest stays as it is.
         ///
         /// | Key | Type | Sets |
@@ -77,9 +75,7 @@
         /// - Throws: ``CourierConfigurationError`` for the first key whose
         ///   value is present but unusable; nothing is changed then.
         public mutating func read(from configReader: ConfigReader) throws(CourierConfigurationError) {
-            var copy = self
-            try copy.apply(SettingsReader(configReader))
-            self = copy
+            try readAll(configReader)
         }
 
         mutating func apply(_ settings: SettingsReader) throws(CourierConfigurationError) {
@@ -93,7 +89,7 @@
         }
     }
 
-    extension CircuitBreaker.Configuration {
+    extension CircuitBreaker.Configuration: SettingsApplying {
         /// Sets what `configReader` has a key for; the rest stays as it is.
         ///
         /// | Key | Type | Sets |
@@ -110,9 +106,7 @@
         /// - Throws: ``CourierConfigurationError`` for the first key whose
         ///   value is present but unusable; nothing is changed then.
         public mutating func read(from configReader: ConfigReader) throws(CourierConfigurationError) {
-            var copy = self
-            try copy.apply(SettingsReader(configReader))
-            self = copy
+            try readAll(configReader)
         }
 
         mutating func apply(_ settings: SettingsReader) throws(CourierConfigurationError) {

@@ -163,4 +163,21 @@
             return overrides
         }
     }
+
+    /// A setting read from a `ConfigReader` key by key (`apply`), all or
+    /// nothing (``readAll(_:)``): the one place every `read(from:)` goes through.
+    protocol SettingsApplying {
+        /// Changes what the keys under `settings` say; may stop half-way on a wrong value.
+        mutating func apply(_ settings: SettingsReader) throws(CourierConfigurationError)
+    }
+
+    extension SettingsApplying {
+        /// Applies the keys of `configReader`, or — when one is present but
+        /// unusable — changes nothing and throws.
+        mutating func readAll(_ configReader: ConfigReader) throws(CourierConfigurationError) {
+            var copy = self
+            try copy.apply(SettingsReader(configReader))
+            self = copy
+        }
+    }
 #endif

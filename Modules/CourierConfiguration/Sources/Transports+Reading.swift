@@ -13,7 +13,7 @@
         import CourierAsyncHTTPClient
     #endif
 
-    extension TLSSettings {
+    extension TLSSettings: SettingsApplying {
         /// Sets what `configReader` has a key for; the rest stays as it is.
         /// Verification stays on whatever the keys say.
         ///
@@ -26,9 +26,7 @@
         /// - Throws: ``CourierConfigurationError`` for the first key whose
         ///   value is present but unusable; nothing is changed then.
         public mutating func read(from configReader: ConfigReader) throws(CourierConfigurationError) {
-            var copy = self
-            try copy.apply(SettingsReader(configReader))
-            self = copy
+            try readAll(configReader)
         }
 
         mutating func apply(_ settings: SettingsReader) throws(CourierConfigurationError) {

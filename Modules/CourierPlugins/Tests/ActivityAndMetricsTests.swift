@@ -1,5 +1,6 @@
 import CourierCodable
 @_spi(Locking) import CourierCore
+import CourierTestSupport
 import CourierTesting
 import Foundation
 import HTTPTypes

@@ -1,4 +1,5 @@
 import CourierPlugins
+import CourierTestSupport
 import HTTPTypes
 import Testing
 

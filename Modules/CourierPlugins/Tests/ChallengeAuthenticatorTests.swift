@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTestSupport
 import CourierTesting
 import HTTPTypes
 import Testing

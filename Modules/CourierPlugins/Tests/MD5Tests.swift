@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTestSupport
 import Testing
 
 @testable import CourierPlugins

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTestSupport
 import Foundation
 import HTTPTypes
 import Testing

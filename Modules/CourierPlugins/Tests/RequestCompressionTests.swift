@@ -1,6 +1,7 @@
 import CourierContentCoding
 import CourierCore
 import CourierPlugins
+import CourierTestSupport
 import CourierTesting
 import HTTPTypes
 import Testing

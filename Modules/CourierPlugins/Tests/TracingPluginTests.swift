@@ -1,5 +1,6 @@
 import CourierCodable
 import CourierCore
+import CourierTestSupport
 import CourierTesting
 import Foundation
 import HTTPTypes

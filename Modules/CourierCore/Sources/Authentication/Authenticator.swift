@@ -57,7 +57,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     typealias Signed = Rules.Signed
     typealias Waiter = Rules.Waiter
 
-    private struct Inner: ~Copyable {
+    struct Inner: ~Copyable {
         var rules: Rules
         /// The waits of calls waiting for a refresh, by the rules' waiter numbers.
         var waits = PendingWaits<Result<Signed, CourierError>>()
@@ -65,12 +65,12 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         var refreshFailure: CourierError?
     }
 
-    private let provider: Provider
+    let provider: Provider
     /// The origins the credential may go to.
     public let scope: AuthenticationScope
-    private let clock: any CourierClock
-    private let refreshTimeout: Duration
-    private let inner: Locked<Inner>
+    let clock: any CourierClock
+    let refreshTimeout: Duration
+    let inner: Locked<Inner>
 
     /// Creates an authenticator.
     /// - Parameters:
@@ -124,7 +124,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     }
 
     /// Whose `credential` is, as ``credentialIdentity(for:)`` declares it.
-    private func identity(of credential: Credential, _ context: CallContext) -> CredentialIdentity {
+    func identity(of credential: Credential, _ context: CallContext) -> CredentialIdentity {
         if let principal = provider.principal(of: credential) { return .principal(principal) }
         var probe = HTTPRequest(method: .get, scheme: "https", authority: "identity.invalid", path: "/")
         do {
@@ -179,7 +179,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     // MARK: - Getting a credential
 
     /// The credential to send with when the fast path found none: expired, or a refresh in flight.
-    private func credentialToSend(_ context: CallContext) async throws(CourierError)
+    func credentialToSend(_ context: CallContext) async throws(CourierError)
         -> Signed
     {
         let now = clock.date
@@ -195,7 +195,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     }
 
     /// The credential to replay with after `signed` was refused.
-    private func credentialAfterFailure(
+    func credentialAfterFailure(
         of signed: Signed, _ failure: CourierError, _ context: CallContext
     )
         async throws(CourierError) -> Signed
@@ -210,14 +210,14 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     }
 
     /// Makes a slot for a step that waits (under the lock, before anyone can end it).
-    private static func open(_ step: Rules.Step, _ inner: inout Inner) {
+    static func open(_ step: Rules.Step, _ inner: inout Inner) {
         switch step {
         case .wait(let waiter), .refresh(_, let waiter): inner.waits.open(waiter)
         case .use, .refuse, .refreshFailed: break
         }
     }
 
-    private func follow(
+    func follow(
         _ step: Rules.Step, failure: CourierError?, _ context: CallContext
     )
         async throws(CourierError) -> Signed
@@ -247,150 +247,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         }
     }
 
-    // MARK: - Refreshing
-
-    /// Runs the provider's refresh through the client of the call `context`
-    /// describes, in a task of its own: no caller's cancellation reaches it,
-    /// and calls it makes pass the authenticator. The client's monitors hear
-    /// of it as an event of that call.
-    private func startRefresh(from signed: Signed, for context: CallContext) {
-        let client = context.client
-        Self.emit(.credentialRefreshStarted, context)
-        let identity = ObjectIdentifier(self)
-        let marked = AuthenticationRefresh.inProgress.union([identity])
-        Task { [self] in
-            let result: Result<Credential, any Error>
-            if let credential = signed.credential, let client {
-                result = await AuthenticationRefresh.$inProgress.withValue(marked) {
-                    await refreshWithTimeout(credential, through: client)
-                }
-            } else {
-                result = .failure(NoRefreshPossible(credential: signed.credential != nil))
-            }
-            Self.emit(.credentialRefreshFinished(succeeded: (try? result.get()) != nil), context)
-            finishRefresh(result, round: signed.round)
-        }
-    }
-
-    /// Tells the client's monitors and plugins of a refresh, as an event of the call that began it.
-    private static func emit(_ kind: CallEvent.Kind, _ context: CallContext) {
-        CallEvent.deliver(kind, context: context, to: context.services?.configuration.monitors ?? [])
-    }
-
-    private func refreshWithTimeout(_ credential: Credential, through client: APIClient) async -> Result<
-        Credential, any Error
-    > {
-        let provider = self.provider
-        let clock = self.clock
-        let timeout = refreshTimeout
-        return await withTaskGroup(of: Result<Credential, any Error>?.self) { group in
-            group.addTask {
-                do { return .success(try await provider.refresh(credential, through: client)) } catch {
-                    return .failure(error)
-                }
-            }
-            group.addTask {
-                do { try await clock.sleep(for: timeout) } catch { return nil }
-                return .failure(RefreshTimedOut(timeout: timeout))
-            }
-            defer { group.cancelAll() }
-            while let result = await group.next() {
-                if let result { return result }
-            }
-            return .failure(RefreshTimedOut(timeout: timeout))
-        }
-    }
-
-    private func finishRefresh(_ result: Result<Credential, any Error>, round: Int) {
-        switch result {
-        case .success(let credential):
-            guard let end = inner.withLock({ $0.rules.refreshSucceeded(credential, round: round) }),
-                let signed = end.signed
-            else { return }
-            wake(end, .success(signed))
-        case .failure(let error):
-            let failure = CourierError(
-                .authentication, stage: .authentication,
-                message: "refreshing the credential failed: \(error)",
-                underlying: error)
-            let end = inner.withLock { inner in
-                let end = inner.rules.refreshFailed(round: round)
-                if end != nil { inner.refreshFailure = failure }
-                return end
-            }
-            if let end { wake(end, .failure(failure)) }
-        }
-    }
-
-    /// Replaces the credential, e.g. after the user signed in (again): calls
-    /// waiting for a refresh go on with it, and later calls use it.
-    public func replaceCredential(with credential: Credential) {
-        replace(with: credential)
-    }
-
-    /// Forgets the credential, e.g. when the user signs out: calls fail with
-    /// ``CourierError/Code/authentication`` until ``replaceCredential(with:)``,
-    /// and calls waiting for a refresh end that way too.
-    public func removeCredential() {
-        replace(with: nil)
-    }
-
-    /// A new generation of the credential (`nil`: none); the waiters of a
-    /// refresh in flight go on with it.
-    private func replace(with credential: Credential?) {
-        let end = inner.withLock { $0.rules.replace(with: credential) }
-        guard let signed = end.signed else { return }
-        wake(end, .success(signed))
-    }
-
-    /// Ends the waits of a refresh's waiters with `outcome`, in the order they came.
-    private func wake(
-        _ end: Rules.RefreshEnd, _ outcome: Result<Signed, CourierError>
-    ) {
-        let woken = inner.withLock { inner in end.waiters.compactMap { inner.waits.end($0, with: outcome) } }
-        for continuation in woken { continuation.resume(returning: outcome) }
-    }
-
-    // MARK: - Waiting
-
-    private func wait(_ waiter: Waiter, failure: CourierError?, _ call: CallCancellation?) async
-        -> Result<Signed, CourierError>
-    {
-        let registration = call?.onCancel { [self] in withdraw(waiter, reason: call?.reason) }
-        defer { registration?.remove() }
-        let missing = Result<Signed, CourierError>.failure(
-            CourierError(.authentication, stage: .authentication, message: "the refresh's answer was lost"))
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<Signed, CourierError>, Never>) in
-                let ready = inner.withLock { $0.waits.suspend(waiter, continuation, missing: missing) }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            withdraw(waiter, reason: nil)
-        }
-        // The call that failed authentication carries its response into the error.
-        guard case .failure(var error) = result, let failure else { return result }
-        error.response = error.response ?? failure.response
-        error.request = error.request ?? failure.request
-        return .failure(error)
-    }
-
-    /// A waiting call was cancelled (by its task, ``APIClient/cancelAll()``
-    /// or a policy, whose `reason` it ends with): it leaves at once; the refresh goes on.
-    private func withdraw(_ waiter: Waiter, reason: CourierError?) {
-        let cancelled =
-            reason
-            ?? CourierError(
-                .cancelled, stage: .authentication,
-                message: "the call was cancelled while waiting for a credential refresh")
-        let continuation = inner.withLock { inner in
-            inner.rules.withdraw(waiter) ? inner.waits.end(waiter, with: .failure(cancelled)) : nil
-        }
-        continuation?.resume(returning: .failure(cancelled))
-    }
-
-    private func sign(_ request: OutgoingRequest, with signed: Signed, _ context: CallContext)
+    func sign(_ request: OutgoingRequest, with signed: Signed, _ context: CallContext)
         throws(CourierError) -> OutgoingRequest
     {
         guard let credential = signed.credential else { throw Self.noCredential(request) }
@@ -417,7 +274,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         return request
     }
 
-    private static func noCredential(_ request: OutgoingRequest) -> CourierError {
+    static func noCredential(_ request: OutgoingRequest) -> CourierError {
         CourierError(
             .authentication, stage: .authentication,
             message:

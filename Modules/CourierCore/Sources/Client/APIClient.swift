@@ -57,30 +57,6 @@ public final class APIClient: Sendable {
             environment: environment)
     }
 
-    /// The per-call interceptors were once `interceptors:` here and
-    /// `callInterceptors` in ``Configuration``; one name now.
-    @available(
-        *, deprecated,
-        renamed:
-            "init(transport:decoder:environment:callInterceptors:attemptInterceptors:parameterInterceptors:plugins:retryPolicy:clock:)"
-    )
-    public convenience init(
-        transport: any Transport,
-        decoder: (any ResponseDecoder)? = nil,
-        environment: ServerEnvironment = .production,
-        interceptors: [any Interceptor],
-        attemptInterceptors: [any Interceptor] = [],
-        parameterInterceptors: [ParameterInterceptor] = [],
-        plugins: [any Plugin] = [],
-        retryPolicy: RetryPolicy = .never,
-        clock: any CourierClock = SystemClock()
-    ) {
-        self.init(
-            transport: transport, decoder: decoder, environment: environment, callInterceptors: interceptors,
-            attemptInterceptors: attemptInterceptors, parameterInterceptors: parameterInterceptors,
-            plugins: plugins, retryPolicy: retryPolicy, clock: clock)
-    }
-
     /// Which base URL every node uses; switch it at any time, calls that have
     /// already started keep theirs.
     public var environment: ServerEnvironment {

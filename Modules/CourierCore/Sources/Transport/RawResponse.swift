@@ -56,11 +56,6 @@ public struct RawResponse: Sendable {
     public var statusCode: Int { head.status.code }
     /// The header fields: `head.headerFields`, under the name HTTPTypes gives them.
     public var headerFields: HTTPFields { head.headerFields }
-
-    /// The header fields, under the name they had before they took
-    /// HTTPTypes' (``headerFields``).
-    @available(*, deprecated, renamed: "headerFields")
-    public var headers: HTTPFields { head.headerFields }
 }
 
 /// What a transport measured about one exchange. Unknown values stay `nil`.
