@@ -1,8 +1,8 @@
 #if AsyncHTTPClient
-    import AsyncHTTPClient
-    @_spi(Transport) import CourierCore
-    import HTTPTypes
-    import NIOCore
+    public import AsyncHTTPClient
+    @_spi(Transport) public import CourierCore
+    public import HTTPTypes
+    public import NIOCore
 
     @_spi(Transport) extension AsyncHTTPClientTransport: StreamingTransport {
         /// Sends the request and returns once its head is in; the body

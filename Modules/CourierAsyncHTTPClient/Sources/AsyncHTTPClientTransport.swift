@@ -1,9 +1,9 @@
 #if AsyncHTTPClient
-    import AsyncHTTPClient
-    @_spi(Transport) import CourierCore
-    import HTTPTypes
-    import NIOCore
-    import NIOPosix
+    public import AsyncHTTPClient
+    @_spi(Transport) public import CourierCore
+    public import HTTPTypes
+    public import NIOCore
+    public import NIOPosix
 
     /// A ``/CourierCore/Transport`` over async-http-client (SwiftNIO): for a
     /// server that already runs on SwiftNIO and wants one event loop group,

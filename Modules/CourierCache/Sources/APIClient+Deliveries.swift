@@ -1,5 +1,5 @@
-import CourierCore
-import Dispatch
+public import CourierCore
+public import Dispatch
 
 extension APIClient {
     /// Sends the endpoint and delivers each result as it comes — a stored

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// One delivery of a cached call: a result and where it came from.
 ///

@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// What the response cache did for one pass of a call, told to
 /// ``ResponseCache``'s `onEvent` and logged at debug level: above all, why

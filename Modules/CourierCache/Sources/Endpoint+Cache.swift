@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 extension Endpoint {
     /// A copy whose calls read the client's cache in `read` mode, with the

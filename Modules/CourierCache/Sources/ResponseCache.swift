@@ -1,11 +1,11 @@
-@_spi(Locking) import CourierCore
-import HTTPTypes
-import Logging
+@_spi(Locking) public import CourierCore
+public import HTTPTypes
+public import Logging
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// An app-level response cache for an ``CourierCore/APIClient``: a memory

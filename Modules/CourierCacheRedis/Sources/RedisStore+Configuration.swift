@@ -1,5 +1,5 @@
-import Logging
-import Metrics
+public import Logging
+public import Metrics
 
 extension RedisStore {
     /// Where the Redis store connects, how, and what it may keep.

@@ -1,6 +1,6 @@
-import CourierCache
-@_spi(Locking) import CourierCore
-import Foundation
+public import CourierCache
+@_spi(Locking) public import CourierCore
+public import Foundation
 import Synchronization
 
 /// A ``/CourierCache/CacheStore`` on Redis, shared by every process of a

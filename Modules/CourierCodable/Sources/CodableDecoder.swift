@@ -1,5 +1,5 @@
-@_spi(Decoding) import CourierCore
-import Foundation
+@_spi(Decoding) public import CourierCore
+public import Foundation
 
 /// A ``/CourierCore/ResponseDecoder`` over Foundation's `JSONDecoder`.
 ///

@@ -1,5 +1,5 @@
-import CourierCore
-import Foundation
+public import CourierCore
+public import Foundation
 
 /// A ``/CourierCore/ResponseTransformer`` that replaces the body with the envelope's
 /// payload: `{"code":0,"data":{…}}` → `{…}`.

@@ -1,7 +1,7 @@
 #if Configuration
-    import Configuration
-    import CourierCore
-    import CourierResilience
+    public import Configuration
+    public import CourierCore
+    public import CourierResilience
 
     extension APIClient.Configuration: SettingsApplying {
         /// A client's configuration with its settings read from

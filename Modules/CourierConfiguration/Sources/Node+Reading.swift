@@ -1,7 +1,7 @@
 #if Configuration
-    import Configuration
-    import CourierCore
-    import Foundation
+    public import Configuration
+    public import CourierCore
+    public import Foundation
 
     extension Node {
         /// A copy of the node with the base URLs `configReader` gives: the

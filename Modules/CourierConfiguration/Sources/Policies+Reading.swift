@@ -1,7 +1,7 @@
 #if Configuration
-    import Configuration
-    import CourierCore
-    import CourierResilience
+    public import Configuration
+    public import CourierCore
+    public import CourierResilience
 
     extension RetryPolicy: SettingsApplying {
         /// Sets what `configReader` has a key for; the rest stays as it is.

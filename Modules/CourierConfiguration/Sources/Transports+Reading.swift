@@ -1,16 +1,16 @@
 #if Configuration
-    import Configuration
-    import CourierCore
-    import CourierURLSession
-    import Foundation
+    public import Configuration
+    public import CourierCore
+    public import CourierURLSession
+    public import Foundation
     #if canImport(FoundationNetworking)
-        import FoundationNetworking
+        public import FoundationNetworking
     #endif
     #if canImport(CourierCurl)
-        import CourierCurl
+        public import CourierCurl
     #endif
     #if AsyncHTTPClient
-        import CourierAsyncHTTPClient
+        public import CourierAsyncHTTPClient
     #endif
 
     extension TLSSettings: SettingsApplying {

@@ -1,5 +1,5 @@
-import CZlib
-import CourierCore
+public import CZlib
+public import CourierCore
 
 /// Applies a content coding to a request body (RFC 9110 §8.4): `gzip`, or
 /// `deflate` as RFC 9110 defines it (the zlib format, RFC 1950).

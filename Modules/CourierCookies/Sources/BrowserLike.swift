@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 extension APIClient.Configuration {
     /// A configuration that keeps a session the way a browser does: a

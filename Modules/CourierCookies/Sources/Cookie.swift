@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One stored cookie, as RFC 6265 §5.3 keeps it.
 ///

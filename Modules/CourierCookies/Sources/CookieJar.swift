@@ -1,6 +1,6 @@
-@_spi(Locking) import CourierCore
-import Foundation
-import HTTPTypes
+@_spi(Locking) public import CourierCore
+public import Foundation
+public import HTTPTypes
 
 /// A cookie jar for a client: RFC 6265 storage and matching, the public
 /// suffix rule through libpsl, applied on every redirect hop.

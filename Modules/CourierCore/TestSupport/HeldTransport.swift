@@ -1,6 +1,6 @@
-@_spi(Locking) @_spi(Transport) import CourierCore
-import CourierTesting
-import HTTPTypes
+@_spi(Locking) @_spi(Transport) public import CourierCore
+public import CourierTesting
+public import HTTPTypes
 import Synchronization
 
 /// A transport that holds every request until the test answers it, so a

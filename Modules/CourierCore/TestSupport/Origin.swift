@@ -1,6 +1,6 @@
-@_spi(Locking) import CourierCore
-import CourierTesting
-import HTTPTypes
+@_spi(Locking) public import CourierCore
+public import CourierTesting
+public import HTTPTypes
 
 /// A server double: answers with `answer` and remembers every request
 /// (head and body) as the transport received it.

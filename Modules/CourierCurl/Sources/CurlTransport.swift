@@ -1,7 +1,7 @@
-import CCurl
-@_spi(Transport) import CourierCore
-import Foundation
-import HTTPTypes
+public import CCurl
+@_spi(Transport) public import CourierCore
+public import Foundation
+public import HTTPTypes
 import Synchronization
 
 /// The default transport on Linux: libcurl's multi interface on a thread the

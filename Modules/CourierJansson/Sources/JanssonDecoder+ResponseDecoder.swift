@@ -1,6 +1,6 @@
-import CJansson
-import CourierCodable
-@_spi(Decoding) import CourierCore
+public import CJansson
+public import CourierCodable
+@_spi(Decoding) public import CourierCore
 
 /// `JanssonDecoder` as the pipeline's decoder: the envelope stage parses the
 /// body once, reads `code` and `msg` from the tree, and hands the tree on in

@@ -1,7 +1,7 @@
-import CJansson
-import CourierCodable
-import CourierCore
-import Foundation
+public import CJansson
+public import CourierCodable
+public import CourierCore
+public import Foundation
 
 /// Decodes any `Decodable` straight from jansson's tree: no `JSONValue`, no
 /// Foundation parser in between. It follows `JSONDecoder`'s rules (the

@@ -1,11 +1,11 @@
-import CourierCore
-import HTTPTypes
-import OpenAPIRuntime
+public import CourierCore
+public import HTTPTypes
+public import OpenAPIRuntime
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A swift-openapi-runtime `ClientTransport` that sends every operation of a

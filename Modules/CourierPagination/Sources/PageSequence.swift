@@ -1,4 +1,4 @@
-import CourierCore
+public import CourierCore
 
 /// One page of a walk: the model, the reply it came in, and where it started.
 public struct Page<Model: Sendable>: Sendable {

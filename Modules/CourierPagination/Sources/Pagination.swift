@@ -1,5 +1,5 @@
-import CourierCore
-import HTTPTypes
+public import CourierCore
+public import HTTPTypes
 
 /// Where a page starts: what a ``Pagination`` puts on the request. An
 /// open set (a struct): compare with `==`, or read the one you used.

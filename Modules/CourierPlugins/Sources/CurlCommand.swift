@@ -1,10 +1,10 @@
-import CourierCore
-import HTTPTypes
+public import CourierCore
+public import HTTPTypes
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A request as a `curl` command line, to paste into a terminal: method,

@@ -1,11 +1,11 @@
-import CourierCore
-import HTTPTypes
-import Logging
+public import CourierCore
+public import HTTPTypes
+public import Logging
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Logs every attempt through a swift-log `Logger`, with secrets masked.

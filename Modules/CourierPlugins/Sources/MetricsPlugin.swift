@@ -1,6 +1,6 @@
-import CoreMetrics
-@_spi(Locking) import CourierCore
-import HTTPTypes
+public import CoreMetrics
+@_spi(Locking) public import CourierCore
+public import HTTPTypes
 
 /// Counts and times every attempt and every call through swift-metrics.
 ///

@@ -1,5 +1,5 @@
-@_spi(Locking) import CourierCore
-import HTTPTypes
+@_spi(Locking) public import CourierCore
+public import HTTPTypes
 
 /// Tells you when calls start and stop using the network — for an activity
 /// indicator, a "busy" state, a graceful shutdown — with a live count.

@@ -1,6 +1,6 @@
-import CourierContentCoding
-import CourierCore
-import HTTPTypes
+public import CourierContentCoding
+public import CourierCore
+public import HTTPTypes
 
 /// Compresses request bodies with `gzip` or `deflate` and says so in
 /// `Content-Encoding` (RFC 9110 §8.4): Alamofire's

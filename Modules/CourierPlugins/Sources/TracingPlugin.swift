@@ -1,7 +1,7 @@
-@_spi(Locking) import CourierCore
-import HTTPTypes
-import Instrumentation
-import Tracing
+@_spi(Locking) public import CourierCore
+public import HTTPTypes
+public import Instrumentation
+public import Tracing
 
 /// One span per call and one per attempt through swift-distributed-tracing,
 /// named and described as OpenTelemetry's HTTP client conventions say, with

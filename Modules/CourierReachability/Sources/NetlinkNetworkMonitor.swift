@@ -1,8 +1,8 @@
 #if os(Linux)
-    import CMnl
-    @_spi(Locking) import CourierCore
-    import CourierResilience
-    import Foundation
+    public import CMnl
+    @_spi(Locking) public import CourierCore
+    public import CourierResilience
+    public import Foundation
     import Glibc
 
     /// A ``/CourierResilience/NetworkMonitor`` for Linux: online while a default

@@ -1,5 +1,5 @@
-import CourierCore
-import CourierResilience
+public import CourierCore
+public import CourierResilience
 
 /// The platform's own monitor, for code that runs on both.
 public enum SystemNetworkMonitor {

@@ -1,10 +1,10 @@
-@_spi(Locking) import CourierCore
-import HTTPTypes
+@_spi(Locking) public import CourierCore
+public import HTTPTypes
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Stops sending to a host that keeps failing, and tries it again later

@@ -1,4 +1,4 @@
-@_spi(Locking) import CourierCore
+@_spi(Locking) public import CourierCore
 
 /// What CourierResilience keeps on a client's configuration: its circuit
 /// breaker, its network monitor and whether an attempt waits for the

@@ -1,5 +1,5 @@
-@_spi(Locking) import CourierCore
-import CourierResilience
+@_spi(Locking) public import CourierCore
+public import CourierResilience
 
 /// A ``/CourierResilience/NetworkMonitor`` whose status a test sets: offline, the
 /// next attempt fails with ``/CourierCore/CourierError/Code/offline`` and

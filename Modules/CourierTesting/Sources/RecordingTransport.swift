@@ -1,5 +1,5 @@
-@_spi(Locking) import CourierCore
-import HTTPTypes
+@_spi(Locking) public import CourierCore
+public import HTTPTypes
 import Synchronization
 
 /// Wraps a transport and records every request that reached it, so a test

@@ -1,5 +1,5 @@
-@_spi(Locking) @_spi(Transport) import CourierCore
-import HTTPTypes
+@_spi(Locking) @_spi(Transport) public import CourierCore
+public import HTTPTypes
 
 /// A streaming transport test double: each connection is answered by a
 /// script — a head, then body steps (bytes, a wait for a gate, a drop, a

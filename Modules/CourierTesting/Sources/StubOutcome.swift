@@ -1,5 +1,5 @@
-import CourierCore
-import HTTPTypes
+public import CourierCore
+public import HTTPTypes
 
 /// What a ``StubTransport`` answers: a response, or a transport failure.
 public struct StubOutcome: Sendable {

@@ -1,6 +1,6 @@
-@_spi(Locking) @_spi(Transport) import CourierCore
-import Foundation
-import HTTPTypes
+@_spi(Locking) @_spi(Transport) public import CourierCore
+public import Foundation
+public import HTTPTypes
 import Synchronization
 
 /// A transport that answers from a script, for tests and previews: the

@@ -1,5 +1,5 @@
-@_spi(Locking) import CourierCore
-import Foundation
+@_spi(Locking) public import CourierCore
+public import Foundation
 import Synchronization
 
 /// A clock for tests: time moves only when the test says so, so retry

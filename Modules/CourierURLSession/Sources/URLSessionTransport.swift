@@ -1,10 +1,10 @@
-@_spi(Transport) import CourierCore
-import Foundation
-import HTTPTypes
+@_spi(Transport) public import CourierCore
+public import Foundation
+public import HTTPTypes
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
 /// A ``/CourierCore/Transport`` over URLSession (FoundationNetworking on Linux).

@@ -1,5 +1,5 @@
-import CourierCore
-import HTTPTypes
+public import CourierCore
+public import HTTPTypes
 
 /// What makes two requests the same cache entry.
 ///

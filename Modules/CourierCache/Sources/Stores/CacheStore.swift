@@ -1,10 +1,10 @@
-import CourierCore
-import HTTPTypes
+public import CourierCore
+public import HTTPTypes
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Where a ``ResponseCache`` keeps responses: a tier. ``MemoryStore`` and

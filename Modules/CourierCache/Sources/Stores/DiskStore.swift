@@ -1,6 +1,6 @@
-import CourierCore
-import Foundation
-import HTTPTypes
+public import CourierCore
+public import Foundation
+public import HTTPTypes
 
 /// The disk tier: SQLite in a directory the store owns, shared safely by
 /// several processes, bounded in size.

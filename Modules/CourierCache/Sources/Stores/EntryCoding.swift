@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// How the disk store writes header fields and checks bodies: a
 /// length-prefixed list of names and values that reads back exactly or not

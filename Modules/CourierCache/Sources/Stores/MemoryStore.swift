@@ -1,9 +1,9 @@
-@_spi(Locking) import CourierCore
+@_spi(Locking) public import CourierCore
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The memory tier: entries in process memory, least recently used first

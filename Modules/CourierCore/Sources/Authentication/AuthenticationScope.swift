@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// The origins an ``Authenticator`` signs requests for: a credential goes
 /// to the servers it was given for, and to no other.

@@ -1,9 +1,9 @@
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// The body of an outgoing request, and whether it can be sent more than once.

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// The seam a response cache plugs into the pipeline (`CourierCache`'s
 /// `ResponseCache` is the one there is). Package-level: CourierCore knows

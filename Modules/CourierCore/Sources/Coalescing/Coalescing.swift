@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Which calls of an endpoint share one exchange with identical calls
 /// already in flight (``Endpoint/coalesced(_:)``).

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// What makes two requests the same request, in one canonical form: used
 /// to coalesce identical calls in flight, and by a response cache to key

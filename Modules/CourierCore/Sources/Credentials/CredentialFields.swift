@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// The header fields that say who is asking: the one list Courier keeps of
 /// them, and the one place every question about them is answered.

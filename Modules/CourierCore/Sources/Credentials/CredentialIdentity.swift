@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Whose credential a component puts on a call's requests, said before the
 /// response cache and coalescing decide whose the response is.

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 #if canImport(Glibc)
     import Glibc
@@ -7,9 +7,9 @@ import HTTPTypes
 #endif
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A download being written, for transports: the bytes go to a private

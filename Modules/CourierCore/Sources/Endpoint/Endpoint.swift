@@ -1,9 +1,9 @@
-import HTTPTypes
+public import HTTPTypes
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// One API, described as a value: where it is, what it sends, and the model it

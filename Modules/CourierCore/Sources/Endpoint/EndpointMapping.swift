@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// The step from endpoint to request: a named, replaceable function that may
 /// add parameters, replace the body or add headers for every endpoint a

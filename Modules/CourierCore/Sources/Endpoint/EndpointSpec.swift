@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Everything about an endpoint except its response type: what to send, and
 /// how the pipeline treats it. ``Endpoint`` exposes these fields directly.

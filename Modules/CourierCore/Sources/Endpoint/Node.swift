@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// A server the API lives on: base URLs per environment, headers and the
 /// envelope format its responses use.

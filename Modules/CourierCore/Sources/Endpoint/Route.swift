@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// An HTTP method and a path, fused in one value: `.get("users/\(id)")`.
 public struct Route: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Which responses count as successful before the envelope and decoding.
 ///

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// The one error type every Courier call throws.
 ///

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Turns whatever a stage threw into a ``CourierError`` with the right code,
 /// stage and context. Errors that already are `CourierError` keep their code.

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Where a client keeps cookies between exchanges: a cookie jar
 /// (`CourierCookies`' `CookieJar` is the one there is).

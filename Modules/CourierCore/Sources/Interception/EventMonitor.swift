@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Sees every step of every call, in the order it happens: Alamofire's
 /// `EventMonitor`, for logging, metrics, tracing and debugging tools.

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Wraps the sending of a request: may change it, short-circuit it, send it
 /// again, or change the response.

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Four fixed hooks for cross-cutting concerns (logging, activity indicators,
 /// header decoration), every one optional.

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// Parses the `Retry-After` header (RFC 9110 §10.2.3): delta-seconds or an HTTP-date.

@@ -1,9 +1,9 @@
-import HTTPTypes
+public import HTTPTypes
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// What the retry stage does after a failed attempt.

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// When and how often a failed attempt is tried again.
 ///

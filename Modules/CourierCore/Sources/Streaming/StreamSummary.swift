@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// The deadlines of a streamed body. The head has the call's own timeout
 /// (``EndpointSpec/timeout`` or the client's), retried like any attempt;

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// A response whose body is read as it arrives.
 @_spi(Transport) public struct StreamingResponse: Sendable {

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, and the two obsolete forms a

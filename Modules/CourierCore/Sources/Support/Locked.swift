@@ -1,5 +1,5 @@
-import CCourierSanitizer
-import Synchronization
+public import CCourierSanitizer
+public import Synchronization
 
 /// A value behind a lock: `Synchronization.Mutex`, with the lock made visible
 /// to ThreadSanitizer.

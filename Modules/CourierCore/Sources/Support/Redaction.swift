@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// What never appears in what Courier writes for people to read — a
 /// ``CourierError``'s message, description and body excerpt, log lines, curl

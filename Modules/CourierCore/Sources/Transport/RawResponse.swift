@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// A response as the transport delivered it: status, headers, body, metrics.
 ///

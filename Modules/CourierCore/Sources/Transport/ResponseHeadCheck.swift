@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Checks every transport applies to a response head before its body is
 /// trusted: the framing must be unambiguous and the head bounded.

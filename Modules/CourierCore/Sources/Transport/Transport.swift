@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// Sends one HTTP request and returns its response: the seam where libcurl,
 /// URLSession or a test double plug into Courier.

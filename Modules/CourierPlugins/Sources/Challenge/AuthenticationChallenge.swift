@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// One challenge of a `WWW-Authenticate` or `Proxy-Authenticate` field: a
 /// scheme, and either parameters or a `token68` (RFC 9110 §11.3, §11.6.1).

@@ -1,6 +1,6 @@
-@_spi(Locking) import CourierCore
-import Foundation
-import HTTPTypes
+@_spi(Locking) public import CourierCore
+public import Foundation
+public import HTTPTypes
 
 /// Answers a server's `401` challenge with a user name and password — HTTP
 /// Digest (RFC 7616: `SHA-256`, `MD5` and their `-sess` forms, `qop=auth`
