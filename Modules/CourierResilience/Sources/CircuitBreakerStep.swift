@@ -20,6 +20,10 @@ struct CircuitBreakerStep: AttemptStep {
             outcome = .failure(error)
         }
         breaker.record(origin, permit, outcome)
-        return try outcome.get()
+        // Moved out, not copied: a copy of a response retains every part of it.
+        switch consume outcome {
+        case .success(let response): return response
+        case .failure(let error): throw error
+        }
     }
 }

@@ -76,10 +76,11 @@ extension APIClient {
         let membership = state.membership
         let settings = state.settings
         let context = state.context
-        let report: @Sendable (Result<RawResponse, CourierError>) async -> Void = { result in
+        let report: @Sendable (Result<RawResponse, CourierError>) async -> Void = { ended in
             guard reportsEnd else { return }
             // The stream is delivered already: what the plugins return changes nothing.
-            _ = await PluginProcessing.run(settings.plugins, result, context)
+            var result = ended
+            await PluginProcessing.run(settings.plugins, &result, context)
         }
         switch outcome {
         case .failure(let error):

@@ -27,7 +27,6 @@ extension CallSettings {
     ) -> [(slot: AttemptSlot, step: any AttemptStep)] {
         var steps: [(slot: AttemptSlot, step: any AttemptStep)] = [
             (.budget, AttemptBudgetStep()), (.validation, AttemptValidationStep()),
-            (.headCheck, HeadCheckStep()),
         ]
         if concurrency { steps.append((.groupAdmission, GroupAdmissionStep())) }
         if let destination = spec.destination {
@@ -39,13 +38,17 @@ extension CallSettings {
         if !attemptInterceptors.isEmpty {
             steps.append((.attemptInterceptors, AttemptInterceptorsStep(interceptors: attemptInterceptors)))
         }
-        if !plugins.isEmpty {
+        let offset = attemptInterceptors.count
+        if plugins.isEmpty {
+            steps.append((.headCheck, HeadCheckStep()))
+        } else if shared {
+            // The identity check stands between the plugins' prepare and willSend.
             steps.append(
-                (
-                    .pluginPreparation,
-                    PluginPreparationStep(plugins: plugins, declarationOffset: attemptInterceptors.count)
-                ))
+                (.pluginPreparation, PluginPreparationStep(plugins: plugins, declarationOffset: offset)))
+            steps.append((.headCheck, HeadCheckStep()))
             steps.append((.pluginObservation, PluginObservationStep(plugins: plugins)))
+        } else {
+            steps.append((.pluginPreparation, PluginHooksStep(plugins: plugins, declarationOffset: offset)))
         }
         if shared { steps.append((.identityCheck, IdentityCheckStep())) }
         // The satellites' steps (ClientExtension), in a stable order.

@@ -22,6 +22,10 @@ struct GroupAdmissionStep: AttemptStep {
         }
         let streamOpen: Bool = if case .success = result { state.plan.call.stream != nil } else { false }
         if !streamOpen { membership.finish() }
-        return try result.get()
+        // Moved out, not copied: a copy of a response retains every part of it.
+        switch consume result {
+        case .success(let response): return response
+        case .failure(let error): throw error
+        }
     }
 }

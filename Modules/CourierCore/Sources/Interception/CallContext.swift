@@ -46,13 +46,14 @@ public struct CallContext: Sendable {
     /// ``Redacting`` plugins hide. A component that shows header fields
     /// hides these too.
     public var credentialFields: CredentialFields { fixed.fields.credentials }
-    /// What this component — the per-attempt interceptor or plugin being
-    /// run — declared it adds (``CredentialDeclaring/credentialIdentity(for:)``),
-    /// when the response cache or coalescing keyed the call on it; `nil`
-    /// when neither takes part, or outside a per-attempt hook. A component
-    /// that reads its credential again to send it holds itself to it
+    /// What the component whose hook is running — a per-attempt
+    /// interceptor's `intercept`, a plugin's `prepare` — declared it adds
+    /// (``CredentialDeclaring/credentialIdentity(for:)``), when the response
+    /// cache or coalescing keyed the call on it; `nil` when neither takes
+    /// part, or outside such a hook. A component that reads its credential
+    /// again to send it holds itself to it
     /// (``CredentialIdentity/expectDeclared(in:request:)``).
-    public internal(set) var declaredCredential: CredentialIdentity?
+    public var declaredCredential: CredentialIdentity? { DeclaredCredential.current }
 
     /// What other Courier modules keep on the endpoint (an access token
     /// plugin's authorization type).
@@ -115,4 +116,11 @@ public struct CallContext: Sendable {
         let attachments: EndpointAttachments
         let credentials: CredentialFields
     }
+}
+
+/// The declaration of the component whose hook is running, in a shared
+/// pass: set by the pipeline around that hook only, so a context — copied
+/// at every stage — carries nothing for it.
+enum DeclaredCredential {
+    @TaskLocal static var current: CredentialIdentity?
 }

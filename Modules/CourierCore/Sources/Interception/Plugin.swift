@@ -75,12 +75,11 @@ extension Plugin {
 /// Plugins' `process`, the one loop that runs it: in order, each plugin
 /// sees the result the one before returned.
 enum PluginProcessing {
-    /// The pass's result after every plugin's `process`.
+    /// Replaces `outcome` with what every plugin's `process` made of it
+    /// (in place: a response is not copied in and out).
     nonisolated(nonsending) static func run(
-        _ plugins: [any Plugin], _ outcome: Result<RawResponse, CourierError>, _ context: CallContext
-    ) async -> Result<RawResponse, CourierError> {
-        var outcome = outcome
+        _ plugins: [any Plugin], _ outcome: inout Result<RawResponse, CourierError>, _ context: CallContext
+    ) async {
         for plugin in plugins { outcome = await plugin.process(outcome, context: context) }
-        return outcome
     }
 }

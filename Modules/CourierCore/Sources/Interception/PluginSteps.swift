@@ -14,16 +14,27 @@ struct PluginPreparationStep: AttemptStep {
     nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
         async throws(CourierError) -> RawResponse
     {
+        try await Self.prepare(&attempt, state, plugins, declarationOffset)
+        return try await next(&attempt, state)
+    }
+
+    /// Every plugin's `prepare`, in order, on `attempt`'s head.
+    nonisolated(nonsending) static func prepare(
+        _ attempt: inout Attempt, _ state: CallState, _ plugins: [any Plugin], _ declarationOffset: Int
+    ) async throws(CourierError) {
         attempt.context.requestBody = attempt.request.body
         var head = attempt.request.head
         let identity = state.identity
         for (index, plugin) in plugins.enumerated() {
-            var context = attempt.context
-            if let identity {
-                context.declaredCredential = identity.declaration(at: declarationOffset + index)
-            }
             do {
-                head = try await plugin.prepare(head, context: context)
+                if let declared = identity?.declaration(at: declarationOffset + index) {
+                    head = try await DeclaredCredential.$current.withValue(declared) {
+                        [head, context = attempt.context] in
+                        try await plugin.prepare(head, context: context)
+                    }
+                } else {
+                    head = try await plugin.prepare(head, context: attempt.context)
+                }
             } catch {
                 throw ErrorMapping.raised(
                     error, by: plugin, code: .vetoed, stage: .interception, what: "plugin", request: head,
@@ -31,7 +42,6 @@ struct PluginPreparationStep: AttemptStep {
             }
         }
         attempt.request.head = head
-        return try await next(&attempt, state)
     }
 }
 
@@ -44,6 +54,13 @@ struct PluginObservationStep: AttemptStep {
     nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
         async throws(CourierError) -> RawResponse
     {
+        try await Self.observe(&attempt, state, plugins, next)
+    }
+
+    /// `willSend`, the rest of the chain, `didReceive`.
+    nonisolated(nonsending) static func observe(
+        _ attempt: inout Attempt, _ state: CallState, _ plugins: [any Plugin], _ next: AttemptNext
+    ) async throws(CourierError) -> RawResponse {
         let (head, context) = (attempt.request.head, attempt.context)
         for plugin in plugins { await plugin.willSend(head, context: context) }
         let result: Result<RawResponse, CourierError>
@@ -53,7 +70,29 @@ struct PluginObservationStep: AttemptStep {
             result = .failure(error)
         }
         for plugin in plugins { await plugin.didReceive(result, request: head, context: context) }
-        return try result.get()
+        // Moved out, not copied: a copy of a response retains every part of it.
+        switch consume result {
+        case .success(let response): return response
+        case .failure(let error): throw error
+        }
+    }
+}
+
+/// The plugins' hooks and the head check as one step, for a call nothing
+/// shares (no identity check stands between `prepare` and `willSend`):
+/// ``PluginPreparationStep``, ``HeadCheckStep`` and
+/// ``PluginObservationStep`` in a single frame, in slot
+/// ``AttemptSlot/pluginPreparation``.
+struct PluginHooksStep: AttemptStep {
+    let plugins: [any Plugin]
+    let declarationOffset: Int
+
+    nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
+        async throws(CourierError) -> RawResponse
+    {
+        try await PluginPreparationStep.prepare(&attempt, state, plugins, declarationOffset)
+        try HeadCheckStep.check(attempt)
+        return try await PluginObservationStep.observe(&attempt, state, plugins, next)
     }
 }
 

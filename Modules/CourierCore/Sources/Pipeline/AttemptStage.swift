@@ -89,7 +89,11 @@ struct AttemptBudgetStep: AttemptStep {
             result = .failure(error)
         }
         state.emit(.attemptFinished(number: number, result: result), attempt: number)
-        return try result.get()
+        // Moved out, not copied: a copy of a response retains every part of it.
+        switch consume result {
+        case .success(let response): return response
+        case .failure(let error): throw error
+        }
     }
 }
 

@@ -263,7 +263,7 @@ struct CallPipeline: Sendable {
 
     /// `.process`: plugins' `process`, in order, once per pass.
     nonisolated(nonsending) private func process(_ outcome: inout Outcome, _ state: CallState) async {
-        outcome = await PluginProcessing.run(state.settings.plugins, outcome, state.context)
+        await PluginProcessing.run(state.settings.plugins, &outcome, state.context)
     }
 
     /// `.decoding`: the model, from a validated response only.

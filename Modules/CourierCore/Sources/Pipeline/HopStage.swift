@@ -62,6 +62,12 @@ struct HeadCheckStep: AttemptStep {
     nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
         async throws(CourierError) -> RawResponse
     {
+        try Self.check(attempt)
+        return try await next(&attempt, state)
+    }
+
+    /// Checks `attempt`'s head, for the error naming its request and number.
+    static func check(_ attempt: Attempt) throws(CourierError) {
         do throws(CourierError) {
             try RequestHeadCheck.check(attempt.request.head)
         } catch var error {
@@ -69,6 +75,5 @@ struct HeadCheckStep: AttemptStep {
             error.attempt = attempt.number
             throw error
         }
-        return try await next(&attempt, state)
     }
 }

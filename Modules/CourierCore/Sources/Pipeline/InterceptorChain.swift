@@ -7,19 +7,26 @@
 /// passes up from `next` is left as it is.
 ///
 /// With `identity` (a per-attempt chain of a shared pass), each interceptor
-/// sees what it declared in its context (``CallContext/declaredCredential``).
+/// sees what it declared while its hook runs (``CallContext/declaredCredential``).
 enum InterceptorChain {
     static func fold(
         _ interceptors: [any Interceptor], context: CallContext, identity: PassIdentity? = nil,
         end: @escaping InterceptorNext
     ) -> InterceptorNext {
-        interceptors.indices.reversed().reduce(end) { next, index in
-            let interceptor = interceptors[index]
-            var context = context
-            if let identity { context.declaredCredential = identity.declaration(at: index) }
-            return { [context] request in
+        var chain = end
+        var index = interceptors.count
+        while index > 0 {
+            index -= 1
+            let (interceptor, next) = (interceptors[index], chain)
+            let declared = identity?.declaration(at: index)
+            chain = { request in
                 do {
-                    return try await interceptor.intercept(request, context: context, next: next)
+                    guard let declared else {
+                        return try await interceptor.intercept(request, context: context, next: next)
+                    }
+                    return try await DeclaredCredential.$current.withValue(declared) {
+                        try await interceptor.intercept(request, context: context, next: next)
+                    }
                 } catch {
                     throw ErrorMapping.raised(
                         error, by: interceptor, code: .interceptor, stage: .interception,
@@ -27,5 +34,6 @@ enum InterceptorChain {
                 }
             }
         }
+        return chain
     }
 }

@@ -273,12 +273,12 @@ final class EventSourceReader {
         var response = RawResponse(head: connection.reply.head)
         response.metrics.bytesReceived = summary.bytes
         response.stream = summary
-        let outcome: Result<RawResponse, CourierError> = result.map { response }.mapError { error in
+        var outcome: Result<RawResponse, CourierError> = result.map { response }.mapError { error in
             var error = error
             error.response = error.response ?? response
             return error
         }
         // The events are delivered already: what the plugins return changes nothing.
-        _ = await PluginProcessing.run(connection.plugins, outcome, connection.context)
+        await PluginProcessing.run(connection.plugins, &outcome, connection.context)
     }
 }
