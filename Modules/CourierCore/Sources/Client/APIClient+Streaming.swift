@@ -73,7 +73,7 @@ extension APIClient {
         }
         // A stream counts as running in its concurrency group until its body
         // ends; a call that failed before the head leaves the group now.
-        let membership = state.membership
+        let ending = state  // what the stream's end is reported with, and its parts left
         let settings = state.settings
         let context = state.context
         let report: @Sendable (Result<RawResponse, CourierError>) async -> Void = { ended in
@@ -84,7 +84,7 @@ extension APIClient {
         }
         switch outcome {
         case .failure(let error):
-            membership?.leave()
+            ending.endCall()
             slot.release(keeping: nil)
             let failure = pipeline.completed(error, state)
             services.finishRunning(running)
@@ -102,12 +102,11 @@ extension APIClient {
             let head = response.head
             let metrics = response.metrics
             let request = state.request?.head
-            let ending = state  // what the stream's end is reported with
             let session = StreamSession(
                 body: body, request: request, attempt: state.budget.attempts, clock: settings.clock,
                 timeouts: timeouts, cancellation: state.cancellation
             ) { [services] summary, error in
-                membership?.leave()
+                ending.endCall()
                 services.finishRunning(running)
                 ending.emit(.streamEnded(summary))
                 var ended = RawResponse(head: head, metrics: metrics)

@@ -104,7 +104,7 @@ public final class APIClient: Sendable {
     package func run<Response>(
         _ endpoint: Endpoint<Response>, plugins: [any Plugin] = [],
         progress: (@Sendable (TransferProgress) -> Void)? = nil, role: CacheRole,
-        stored: StoredDeliverySink<Response>? = nil
+        stored: EarlyDeliverySink<Response>? = nil
     ) async -> Result<Reply<Response>, CourierError> {
         await services.run(endpoint, plugins: plugins, progress: progress, role: role, stored: stored)
     }

@@ -1,18 +1,30 @@
 extension CallSettings {
     /// The steps around a call's attempt loop: the response cache's when
     /// the client has one, coalescing's when the endpoint coalesces (never
-    /// for a download).
+    /// for a download); and the call-scoped steps: the concurrency group's
+    /// membership (`concurrency`), the cache's and coalescing's part in
+    /// each pass. A stream's tier has only the membership.
     static func callTier(
-        _ spec: EndpointSpec, _ configuration: APIClient.Configuration, coalescing: Coalescing?
+        _ spec: EndpointSpec, _ configuration: APIClient.Configuration, coalescing: Coalescing?,
+        concurrency: Bool, stream: Bool
     )
         -> CallTierChain
     {
         var steps: [any CallTierStep] = []
-        let caches = configuration.responseCache != nil
-        if caches { steps.append(ResponseCacheStep()) }
-        let coalescing = spec.destination == nil ? coalescing : nil
-        if let coalescing { steps.append(CoalescingStep(coalescing: coalescing)) }
-        return CallTierChain(steps, caches: caches, coalescing: coalescing)
+        var passSteps: [any PassStep] = []
+        if concurrency { passSteps.append(GroupMembershipStep()) }
+        guard !stream else { return CallTierChain(steps, passSteps: passSteps) }
+        if let cache = configuration.responseCache {
+            let step = ResponseCacheStep(cache: cache)
+            steps.append(step)
+            passSteps.append(step)
+        }
+        if let coalescing = spec.destination == nil ? coalescing : nil {
+            let step = CoalescingStep(coalescing: coalescing)
+            steps.append(step)
+            passSteps.append(step)
+        }
+        return CallTierChain(steps, passSteps: passSteps)
     }
 
     /// The steps of an attempt that `spec` under `configuration` configures,

@@ -105,13 +105,15 @@ final class CallSettings: Sendable {
             guard let hidden = (plugin as? any Redacting)?.redaction.headers else { return credentials }
             return credentials.declaring(hidden.map(\.rawName))
         }
+        let concurrency = concurrencyGroup != nil || concurrencyPolicy != nil
         let steps = Self.attemptSteps(
             spec, configuration, attemptInterceptors: attemptInterceptors, plugins: plugins,
-            concurrency: concurrencyGroup != nil || concurrencyPolicy != nil,
-            shared: coalescing != nil || configuration.responseCache != nil)
+            concurrency: concurrency, shared: coalescing != nil || configuration.responseCache != nil)
         callAttempt = AttemptChain(steps + [(.exchange, HopStage())])
-        callTier = Self.callTier(spec, configuration, coalescing: coalescing)
-        streamTier = CallTierChain([])
+        callTier = Self.callTier(
+            spec, configuration, coalescing: coalescing, concurrency: concurrency, stream: false)
+        streamTier = Self.callTier(
+            spec, configuration, coalescing: coalescing, concurrency: concurrency, stream: true)
         streamAttempt = AttemptChain(
             steps.filter {
                 $0.slot != .downloadStaging && $0.slot != .downloadResume && $0.slot != .identityCheck

@@ -13,8 +13,6 @@ final class ClientServices: Sendable {
     let defaultSettings: CallSettings
     /// The exchanges coalesced calls share.
     let inFlight = InFlightCalls()
-    /// The configuration's response cache, read once.
-    let responseCache: (any ResponseCaching)?
     private let state: Locked<State>
 
     private struct State {
@@ -27,7 +25,6 @@ final class ClientServices: Sendable {
     init(configuration: APIClient.Configuration, environment: ServerEnvironment) {
         self.configuration = configuration
         self.defaultSettings = CallSettings(configuration)
-        self.responseCache = configuration.responseCache
         self.state = Locked(State(environment: environment))
     }
 
@@ -43,14 +40,14 @@ final class ClientServices: Sendable {
     ///   - plugins: The call's own plugins.
     ///   - progress: The caller's progress handler.
     ///   - role: Who runs the call, for a response cache taking part in it.
-    ///   - stored: For a caller that takes every delivery: where a cache's
-    ///     deliveries before the call's own result go.
+    ///   - stored: For a caller that takes every delivery: where deliveries
+    ///     before the call's own result go (a stored response delivered first).
     /// - Returns: The reply, or the error the call ended with.
     @inline(__always)
     nonisolated(nonsending) func run<Response>(
         _ endpoint: Endpoint<Response>, plugins: [any Plugin],
         progress: (@Sendable (TransferProgress) -> Void)?,
-        role: CacheRole, stored: StoredDeliverySink<Response>?
+        role: CacheRole, stored: EarlyDeliverySink<Response>?
     ) async -> Result<Reply<Response>, CourierError> {
         let (call, slot) = start(endpoint, plugins, progress, role: role)
         defer { finishRunning(slot) }

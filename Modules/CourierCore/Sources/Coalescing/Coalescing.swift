@@ -50,8 +50,16 @@ extension Endpoint {
 /// (``InFlightCalls``). A pass whose per-attempt interceptors or plugins did
 /// not declare what they add runs alone (``PassIdentity``). A step of an
 /// endpoint that coalesces, except for downloads and streams.
-struct CoalescingStep: CallTierStep {
+struct CoalescingStep: CallTierStep, PassStep {
     let coalescing: Coalescing
+
+    /// Before `.identity`: a call of a method that may share its exchange
+    /// keys on whose it is.
+    func begin(_ state: inout CallState) throws(CourierError) {
+        if let method = state.request?.head.method, coalescing.applies(to: method) {
+            state.scope.wantsIdentity = true
+        }
+    }
 
     nonisolated(nonsending) func call(_ request: OutgoingRequest, _ state: CallState, _ next: CallTierNext)
         async throws(CourierError) -> RawResponse

@@ -6,7 +6,7 @@ struct GroupAdmissionStep: AttemptStep {
     nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
         async throws(CourierError) -> RawResponse
     {
-        guard let membership = state.membership else { return try await next(&attempt, state) }
+        guard let membership = state.scope.membership else { return try await next(&attempt, state) }
         do throws(CourierError) {
             try await membership.admit(state, attempt: state.budget.attempts + 1)
         } catch var refusal {

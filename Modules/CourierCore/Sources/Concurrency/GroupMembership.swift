@@ -34,20 +34,34 @@ struct GroupMembership: Sendable {
     func leave() { group.leave(ticket) }
 }
 
-extension CallState {
+/// The call's membership in its ``ConcurrencyGroup`` (a ``PassStep`` of
+/// settings that name a group or a policy): joined when a pass knows its
+/// group, left when the call ends — or when a later pass's endpoint names
+/// another group or none. Its attempts are admitted by
+/// ``GroupAdmissionStep``.
+struct GroupMembershipStep: PassStep {
     /// Joins the pass's group, leaving another one a previous pass joined;
     /// a policy without a group is a mistake the call reports.
-    mutating func joinGroup() throws(CourierError) {
+    func begin(_ state: inout CallState) throws(CourierError) {
+        let settings = state.settings
         let group = settings.concurrencyGroup
         if group == nil, let policy = settings.concurrencyPolicy {
             throw CourierError(
                 .invalidRequest, stage: .build,
                 message:
-                    "\(context.name) has concurrency policy \(policy) but neither it nor the client names a ConcurrencyGroup"
+                    "\(state.context.name) has concurrency policy \(policy) but neither it nor the client names a ConcurrencyGroup"
             )
         }
-        guard group !== membership?.group else { return }
-        membership?.leave()
-        membership = group.map { GroupMembership($0, cancellation, tags: plan.spec.tags) }
+        let current = state.scope.membership
+        guard group !== current?.group else { return }
+        current?.leave()
+        let tags = state.plan.spec.tags
+        state.scope.membership = group.map { GroupMembership($0, state.cancellation, tags: tags) }
+        if current == nil { state.scope.joined.append(self) }
+    }
+
+    func end(_ scope: inout CallScope) {
+        scope.membership?.leave()
+        scope.membership = nil
     }
 }

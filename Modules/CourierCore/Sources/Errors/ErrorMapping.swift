@@ -97,6 +97,16 @@ package enum ErrorMapping {
         return CourierError(.interceptor, stage: .interception, message: "\(error)", underlying: error)
     }
 
+    /// The `.cache` error for a stored response that failed validation or
+    /// decoding with `error`.
+    static func unusableStored(_ error: CourierError) -> CourierError {
+        var response = error.response
+        response?.validation = nil
+        return CourierError(
+            .cache, stage: .cache, message: "a stored response could not be used (\(error.message))",
+            request: error.request, response: response, underlying: error)
+    }
+
     /// Errors from serializers and decoders.
     static func decoding(_ error: any Error) -> CourierError {
         if let courier = error as? CourierError { return courier }

@@ -4,14 +4,14 @@ import HTTPTypes
 /// to bottom in the order of ``CallStage``, whose cases the comments here
 /// name (`.encoding`, `.attemptLoop`, …). ``pass(_:)`` runs the stages from
 /// `.endpointMapping` to `.process` once; ``run(_:_:stored:)`` adds
-/// `.decoding`, `.cacheFollowUp` when the cache took part, `.responseHandlers`
+/// `.decoding`, `.cacheFollowUp` when a step asked for it, `.responseHandlers`
 /// (which may run another pass) and `.finish`.
 ///
 /// Each stage takes the ``CallState`` (`inout`: taken and given back
 /// without a copy) and nothing else carries state between stages.
 ///
-/// The stages' async functions (here, in ``AttemptStage``, ``HopStage``,
-/// `InFlightCalls` and the cache's) are `nonisolated(nonsending)`: they run
+/// The stages' async functions (here, in ``AttemptStage``, ``HopStage``
+/// and the steps') are `nonisolated(nonsending)`: they run
 /// on the executor of the public call that reached them — the global one,
 /// or CurlTransport's thread in executor mode — instead of each hopping to
 /// the global executor on entry. The public entry points (`APIClient.send`
@@ -28,28 +28,25 @@ struct CallPipeline: Sendable {
     /// - Parameters:
     ///   - endpoint: The call's endpoint.
     ///   - start: The call's state before its first pass.
-    ///   - stored: For a caller that takes every delivery: where the cache's
-    ///     deliveries before the call's own result go.
+    ///   - stored: For a caller that takes every delivery: where deliveries
+    ///     before the call's own result go (a stored response delivered first).
     /// - Returns: The reply, or the error the call ended with.
     nonisolated(nonsending) func run<Response>(
-        _ endpoint: Endpoint<Response>, _ start: CallState, stored: StoredDeliverySink<Response>? = nil
+        _ endpoint: Endpoint<Response>, _ start: CallState, stored: EarlyDeliverySink<Response>? = nil
     ) async
         -> Ending<Response>
     {
         var state = start
         // Not `stored.map`: Optional.map over a closure type looks the
         // function type's metadata up at run time on every call.
-        if let stored { state.deliverStored = Self.storedDeliveries(endpoint.serializer, stored) }
-        defer { state.membership?.leave() }
+        if let stored { state.scope.deliverEarly = Self.earlyDeliveries(endpoint.serializer, stored) }
+        defer { state.endCall() }
         var outcome = await pass(&state)  // .endpointMapping … .process
-        let cached = state.cacheStage != nil
-        guard !endpoint.responseHandlers.isEmpty || cached else {
+        guard !endpoint.responseHandlers.isEmpty || state.scope.followsUp else {
             return deliver(outcome, endpoint.serializer, state)  // .decoding, .finish
         }
         var result = decode(&outcome, endpoint.serializer, state)  // .decoding
-        if cached, Self.needsSettling(result, outcome) {
-            result = await settleCache(result, &outcome, endpoint, &state, stored: stored)  // .cacheFollowUp
-        }
+        result = await followUp(result, &outcome, endpoint, &state, stored: stored)  // .cacheFollowUp
         guard !endpoint.responseHandlers.isEmpty else {
             return finish(result, Self.response(of: result, outcome), state)  // .finish
         }
@@ -91,7 +88,7 @@ struct CallPipeline: Sendable {
     /// handlers: their decision, then a replay (another pass) or the end.
     nonisolated(nonsending) private func handle<Response>(
         _ first: Result<Response, CourierError>, _ firstOutcome: Outcome, _ endpoint: Endpoint<Response>,
-        _ state: inout CallState, stored: StoredDeliverySink<Response>?
+        _ state: inout CallState, stored: EarlyDeliverySink<Response>?
     ) async -> Ending<Response> {
         var (result, outcome, endpoint) = (first, firstOutcome, endpoint)
         while true {
@@ -108,9 +105,7 @@ struct CallPipeline: Sendable {
                 state.request = nil
                 outcome = await pass(&state)  // .endpointMapping … .process
                 result = decode(&outcome, endpoint.serializer, state)  // .decoding
-                if state.cacheStage != nil {  // .cacheFollowUp
-                    result = await settleCache(result, &outcome, endpoint, &state, stored: stored)
-                }
+                result = await followUp(result, &outcome, endpoint, &state, stored: stored)  // .cacheFollowUp
             }
         }
     }
@@ -126,19 +121,14 @@ struct CallPipeline: Sendable {
             if !state.settings.parameterInterceptors.isEmpty {
                 try await interceptParameters(&state)  // .parameterInterceptors
             }
-            if state.settings.concurrencyGroup != nil || state.membership != nil
-                || state.settings.concurrencyPolicy != nil
-            {
-                try state.joinGroup()  // the group whose policy every attempt asks (.attemptLoop)
-            }
             let request = try encode(state)  // .encoding
             state.request = request
             let tier = state.plan.callTier
-            if tier.caches, let cache = state.plan.call.services.responseCache {
-                Self.beginCache(cache, &state)  // its part in .responseCache
-            }
-            if state.cacheStage != nil || tier.mayCoalesce(request.head.method) {
-                // .identity: whose the response is, before the cache reads or coalescing joins.
+            // The call-scoped features' part in the pass (``PassStep``).
+            state.scope.wantsIdentity = false
+            if !tier.passSteps.isEmpty || !state.scope.joined.isEmpty { try state.beginPass(tier.passSteps) }
+            if state.scope.wantsIdentity {
+                // .identity: whose the response is, for the steps that key on it.
                 state.identity = try await PassIdentity.of(state.settings, state.context)
             }
             outcome = await callChain(request, state)  // .callInterceptors, .responseCache, .attemptLoop
@@ -147,12 +137,25 @@ struct CallPipeline: Sendable {
         }
         validate(&outcome, state)  // .validation
         // .process (a stream's runs when the stream ends: StreamSession)
-        if !state.settings.plugins.isEmpty, state.plan.call.stream == nil { await process(&outcome, state) }
+        if state.plan.processesAtPassEnd { await process(&outcome, state) }
         state.emit(.passFinished(outcome))
         return outcome
     }
 
     // MARK: - Stages
+
+    /// `.cacheFollowUp`, when a step of the pass asked for it (``CallScope/followsUp``).
+    nonisolated(nonsending) private func followUp<Response>(
+        _ result: Result<Response, CourierError>, _ outcome: inout Outcome, _ endpoint: Endpoint<Response>,
+        _ state: inout CallState, stored: EarlyDeliverySink<Response>?
+    ) async -> Result<Response, CourierError> {
+        guard state.scope.followsUp else { return result }
+        var result = result
+        for step in state.plan.callTier.passSteps {
+            result = await step.followUp(result, &outcome, endpoint, &state, stored: stored)
+        }
+        return result
+    }
 
     /// `.endpointMapping`: the client's endpoint mapping, step by step; the settings and the
     /// context follow the mapped spec.
@@ -210,8 +213,8 @@ struct CallPipeline: Sendable {
             state.plan.spec, environment: state.plan.call.environment, state.settings.encoding)
     }
 
-    /// `.callInterceptors`, `.responseCache` and `.attemptLoop`: per-call interceptors around the cache (when it takes
-    /// part) around the attempt loop.
+    /// `.callInterceptors`, `.responseCache` and `.attemptLoop`: per-call
+    /// interceptors around the plan's call-tier steps around the attempt loop.
     nonisolated(nonsending) private func callChain(_ request: OutgoingRequest, _ state: CallState) async
         -> Outcome
     {
@@ -233,8 +236,8 @@ struct CallPipeline: Sendable {
         }
     }
 
-    /// The end of the per-call chain: the plan's call-tier steps (the
-    /// cache's, coalescing's) around the attempt loop.
+    /// The end of the per-call chain: the plan's call-tier steps
+    /// (``CallTierStep``) around the attempt loop.
     @inline(__always)
     nonisolated(nonsending) private static func innermost(_ request: OutgoingRequest, _ state: CallState)
         async throws(CourierError) -> RawResponse
@@ -390,6 +393,29 @@ struct CallPipeline: Sendable {
         return CourierError(
             .cancelled, stage: .decoding, message: "the call was cancelled after its response arrived",
             request: state.request?.head, attempt: state.budget.attempts)
+    }
+
+    /// What ``CallScope/deliverEarly`` does for `serializer`'s model:
+    /// `.validation` and `.decoding` of a response delivered before the
+    /// call's own result, then the sink.
+    /// - Returns: A closure returning the failure that made such a response
+    ///   unusable (the sink had it, as ``ErrorMapping/unusableStored(_:)``), or `nil`.
+    static func earlyDeliveries<Response>(
+        _ serializer: ResponseSerializer<Response>, _ sink: @escaping EarlyDeliverySink<Response>
+    ) -> @Sendable (RawResponse, CallState) async -> CourierError? {
+        { early, state in
+            var outcome: Outcome = .success(early)
+            switch CallPipeline().decode(&outcome, serializer, state) {
+            case .success(let model):
+                var response = try? outcome.get()
+                response?.validation = nil
+                await sink(.success(Reply(model: model, response: response, attempts: 0)))
+                return nil
+            case .failure(let error):
+                await sink(.failure(ErrorMapping.unusableStored(error)))
+                return error
+            }
+        }
     }
 
     /// The response a result came from: the decoded one, or the one a failure carries.

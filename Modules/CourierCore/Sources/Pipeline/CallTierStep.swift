@@ -1,5 +1,3 @@
-import HTTPTypes
-
 /// A step at the end of the per-call chain, inside the per-call
 /// interceptors and around the attempt loop: the response cache's read and
 /// write (``CallStage/responseCache``), coalescing with identical calls in
@@ -32,23 +30,16 @@ struct CallTierNext: Sendable {
     }
 }
 
-/// The call tier's steps, outermost first, ending with the attempt loop.
+/// The call tier's steps, outermost first, ending with the attempt loop;
+/// and the call-scoped features' ``PassStep``s, in the order they begin.
 final class CallTierChain: Sendable {
     let steps: [any CallTierStep]
-    /// Whether a response cache takes part (its read needs to know whose the
-    /// response is before the per-call interceptors run: ``CallStage/identity``).
-    let caches: Bool
-    /// The coalescing its coalescing step applies, if it has one.
-    let coalescing: Coalescing?
+    let passSteps: [any PassStep]
 
-    init(_ steps: [any CallTierStep], caches: Bool = false, coalescing: Coalescing? = nil) {
+    init(_ steps: [any CallTierStep], passSteps: [any PassStep] = []) {
         self.steps = steps + [AttemptLoopStep()]
-        self.caches = caches
-        self.coalescing = coalescing
+        self.passSteps = passSteps
     }
-
-    /// Whether a call of `method` may share its exchange.
-    func mayCoalesce(_ method: HTTPRequest.Method) -> Bool { coalescing?.applies(to: method) ?? false }
 
     /// Runs `request` through every step.
     @inline(__always)

@@ -45,7 +45,7 @@ enum ValidationStage {
             try settings.validation.validate(response.head)
             // (A stream's body is still on the wire: its envelope is not read.)
             if let format = state.plan.envelope, let bytes = response.body.bytes,
-                state.plan.call.stream == nil || !bytes.isEmpty
+                !state.plan.bodyMayBeOpen || !bytes.isEmpty
             {
                 let envelope = try readEnvelope(bytes, format: format, decoder: settings.decoder)
                 guard format.isSuccess(envelope.code) else {
