@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "CourierReachability", targets: ["CourierReachability"]),
         .library(name: "CourierResilience", targets: ["CourierResilience"]),
         .library(name: "CourierPagination", targets: ["CourierPagination"]),
+        .library(name: "CourierAuthentication", targets: ["CourierAuthentication"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
     ],
     traits: [
@@ -123,6 +124,21 @@ let package = Package(
             dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Modules/CourierPagination/Sources"
         ),
+        // A satellite of CourierCore: authenticators that apply, refresh
+        // (once for concurrent calls) and retry a credential.
+        .target(
+            name: "CourierAuthentication",
+            dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierAuthentication/Sources"
+        ),
+        .testTarget(
+            name: "CourierAuthenticationTests",
+            dependencies: [
+                "CourierAuthentication", "CourierCore", "CourierTesting", "CourierCodable",
+                "CourierTestSupport",
+            ],
+            path: "Modules/CourierAuthentication/Tests"
+        ),
         .testTarget(
             name: "CourierPaginationTests",
             dependencies: [
@@ -141,6 +157,7 @@ let package = Package(
             name: "Courier",
             dependencies: [
                 "CourierCore", "CourierCodable", "CourierResilience", "CourierPagination",
+                "CourierAuthentication",
                 // libcurl where the system has it; URLSession on Apple platforms.
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .target(
@@ -259,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "CourierCacheTests",
             dependencies: [
-                "CourierCache", "CourierTesting", "CourierCodable",
+                "CourierCache", "CourierAuthentication", "CourierTesting", "CourierCodable",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -291,7 +308,8 @@ let package = Package(
         .testTarget(
             name: "CourierCacheRedisTests",
             dependencies: [
-                "CourierCacheRedis", "CourierCache", "CourierTesting", "CourierCodable",
+                "CourierCacheRedis", "CourierCache", "CourierAuthentication", "CourierTesting",
+                "CourierCodable",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -429,7 +447,7 @@ let package = Package(
         .target(
             name: "CourierPlugins",
             dependencies: [
-                "CourierCore", "CourierContentCoding",
+                "CourierCore", "CourierAuthentication", "CourierContentCoding",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -441,8 +459,8 @@ let package = Package(
         .testTarget(
             name: "CourierPluginsTests",
             dependencies: [
-                "CourierPlugins", "CourierTesting", "CourierCodable", "CourierContentCoding",
-                "CourierTestSupport",
+                "CourierPlugins", "CourierAuthentication", "CourierTesting", "CourierCodable",
+                "CourierContentCoding", "CourierTestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -458,7 +476,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCoreTests",
-            dependencies: ["CourierCore", "CourierTesting", "CourierCodable", "CourierTestSupport"],
+            dependencies: [
+                "CourierCore", "CourierTesting", "CourierCodable", "CourierTestSupport",
+                // Integration of the satellite's authenticator with events and streams.
+                "CourierAuthentication",
+            ],
             path: "Modules/CourierCore/Tests"
         ),
         .testTarget(

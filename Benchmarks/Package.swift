@@ -44,7 +44,7 @@ let package = Package(
         bench("courier-pipeline-bench", [], courier: ["CourierCore", "CourierCodable", "CourierTesting"]),
         // What flow control adds to a call: a ConcurrencyGroup and an
         // Authenticator with no refresh due, 1,000 calls at once.
-        bench("courier-flow-bench", [], courier: ["CourierCore", "CourierTesting"]),
+        bench("courier-flow-bench", [], courier: ["CourierCore", "CourierAuthentication", "CourierTesting"]),
         // hiredis from C: the raw round trip a Redis hit is measured against.
         .systemLibrary(name: "CBenchHiredis"),
         // A Redis hit through the pipeline next to a raw GET and the network.

@@ -1,3 +1,4 @@
+import CourierAuthentication
 import CourierCore
 import CourierMockServer
 import CourierPlugins

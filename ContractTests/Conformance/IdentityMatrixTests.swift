@@ -1,3 +1,4 @@
+import CourierAuthentication
 import CourierCache
 import CourierCodable
 import CourierCookies

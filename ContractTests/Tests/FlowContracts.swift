@@ -1,3 +1,4 @@
+import CourierAuthentication
 import CourierCodable
 import CourierCore
 import CourierTesting

@@ -9,6 +9,7 @@
 //   --only runs the workloads whose name contains TEXT (for profiling)
 
 import BenchSupport
+import CourierAuthentication
 import CourierCore
 import CourierTesting
 import Foundation

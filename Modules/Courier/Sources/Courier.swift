@@ -1,5 +1,6 @@
 // The umbrella: one import for the common set of Courier modules, with the
 // transport each platform can link (Package.swift's conditions, mirrored).
+@_exported import CourierAuthentication
 @_exported import CourierCodable
 @_exported import CourierCore
 @_exported import CourierPagination

@@ -33,7 +33,7 @@ public import HTTPTypes
 /// ``/CourierCore/CourierError/Code/credentialMismatch`` and nothing is sent.
 ///
 /// For refreshing expired tokens, with one refresh for any number of
-/// calls, use CourierCore's `Authenticator`; this plugin only applies.
+/// calls, use CourierAuthentication's `Authenticator`; this plugin only applies.
 public struct AccessTokenPlugin: Plugin {
     /// The scheme for endpoints that name none: `.bearer` by default.
     public let defaultType: AuthorizationType

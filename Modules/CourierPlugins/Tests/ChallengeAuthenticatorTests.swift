@@ -1,3 +1,4 @@
+import CourierAuthentication
 import CourierCore
 import CourierTestSupport
 import CourierTesting

@@ -27,7 +27,7 @@ package struct CacheCall: Sendable {
     package let authenticates: Bool
     /// Who is asking, and for how many deliveries.
     package let role: CacheRole
-    /// Whether an authenticating interceptor (``Authenticator``, `.bearer`)
+    /// Whether an authenticating interceptor (`Authenticator`, `.bearer`)
     /// runs in the per-call tier: its credential is on the request the
     /// cache sees.
     package let authenticatedPerCall: Bool

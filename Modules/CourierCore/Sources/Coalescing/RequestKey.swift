@@ -11,8 +11,8 @@ public import HTTPTypes
 /// - **body**: the SHA-256 of its bytes (`nil` without a body);
 /// - **credential**: the SHA-256 of the credential fields
 ///   (``CredentialFields``: the call's) — so calls of two users never share
-///   a response, and the key holds no secret — or of the principal an ``Authenticator``
-///   signed them for (``CredentialProvider/principal(of:)``), while they are
+///   a response, and the key holds no secret — or of the principal an `Authenticator`
+///   signed them for (`CredentialProvider.principal(of:)`), while they are
 ///   the fields it signed;
 /// - **negotiation**: `Accept` and `Accept-Language`, which choose the
 ///   representation.

@@ -99,7 +99,7 @@ extension CredentialDeclaring {
     }
 }
 
-/// A principal an ``Authenticator`` vouched for, with the credential fields
+/// A principal an `Authenticator` vouched for, with the credential fields
 /// it signed the request with: when they change on the way, it no longer holds.
 package struct SignedPrincipal: Sendable, Hashable {
     /// ``CredentialFields/lines(_:)`` of the head as signed.

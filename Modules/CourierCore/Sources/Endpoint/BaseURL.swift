@@ -5,11 +5,11 @@
 #endif
 
 /// A node's base URL taken apart once: what every request to the node starts from.
-struct BaseURL: Sendable, Hashable {
+package struct BaseURL: Sendable, Hashable {
     /// `http` or `https`, lower-cased.
-    let scheme: String
+    package let scheme: String
     /// `host` or `host:port`; an IPv6 host in brackets.
-    let authority: String
+    package let authority: String
     /// The percent-encoded path without a trailing slash; empty for the root.
     let path: String
     /// The percent-encoded query the base URL carries, if any.
@@ -17,7 +17,7 @@ struct BaseURL: Sendable, Hashable {
 
     /// Parses an http(s) URL with a host that can be sent as it is
     /// (``RequestHeadCheck/isHostName(_:)``); `nil` for anything else.
-    init?(_ string: String) {
+    package init?(_ string: String) {
         guard let components = URLComponents(string: string),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = components.percentEncodedHost, RequestHeadCheck.isHostName(host)

@@ -186,7 +186,7 @@ extension Endpoint {
         return copy
     }
 
-    /// A copy whose calls an ``Authenticator`` leaves alone: not signed, not
+    /// A copy whose calls an `Authenticator` leaves alone: not signed, not
     /// refreshed, never waiting for a refresh (a login endpoint, a public one).
     public func withoutAuthentication() -> Endpoint {
         var copy = self

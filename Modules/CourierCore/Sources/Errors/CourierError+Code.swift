@@ -54,7 +54,7 @@ extension CourierError {
         public static let ignoredByPolicy = Code("ignoredByPolicy")
         /// Authentication failed for good: the credential could not be
         /// refreshed (the refresh's error is ``CourierError/underlying``), or
-        /// refreshed too often (``Authenticator``'s loop guard).
+        /// refreshed too often (`Authenticator`'s loop guard).
         public static let authentication = Code("authentication")
         /// A stored response could not be used: its store failed to read it,
         /// or it no longer passes validation or decoding
@@ -110,7 +110,7 @@ extension CourierError {
         public static let retry = Stage("retry")
         /// A ``ConcurrencyGroup`` deciding whether an attempt may run (7).
         public static let concurrency = Stage("concurrency")
-        /// An ``Authenticator`` applying or refreshing a credential (5, or 7
+        /// An `Authenticator` applying or refreshing a credential (5, or 7
         /// when it runs per attempt).
         public static let authentication = Stage("authentication")
         /// A response cache reading (6), or using (11), a stored response.

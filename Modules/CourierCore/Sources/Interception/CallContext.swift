@@ -19,7 +19,7 @@ public struct CallContext: Sendable {
     public internal(set) var attempt: Int
     /// Whether the endpoint wants its calls authenticated: `false` for one
     /// marked ``Endpoint/withoutAuthentication()``, which an
-    /// ``Authenticator`` (and any interceptor of yours that signs) leaves alone.
+    /// `Authenticator` (and any interceptor of yours that signs) leaves alone.
     public var authenticates: Bool { fixed.fields.authenticates }
     /// Cancellation of the call from outside its task (``APIClient/cancelAll()``,
     /// a concurrency policy): an interceptor that waits for something of
@@ -29,8 +29,8 @@ public struct CallContext: Sendable {
     /// Which pass through the pipeline this is: 0 for the call's first, then
     /// 1, 2, … for each time a response handler ran the call again.
     public internal(set) var replay: Int
-    /// Whether the call is part of an ``Authenticator``'s refresh (made by a
-    /// ``CredentialProvider``'s `refresh`): it passes that authenticator
+    /// Whether the call is part of an `Authenticator`'s refresh (made by a
+    /// `CredentialProvider`'s `refresh`): it passes that authenticator
     /// unsigned. For logs, and for interceptors that sign requests of their own.
     public var isCredentialRefresh: Bool { fixed.fields.isCredentialRefresh }
     /// Whether a response cache started the call in the background, to
@@ -40,6 +40,9 @@ public struct CallContext: Sendable {
     public var isBackgroundRefresh: Bool { fixed.fields.isBackgroundRefresh }
     /// What the client running the call shares; `nil` in a context made by hand.
     var services: ClientServices? { fixed.fields.services }
+    /// The event monitors of the client making the call (none for a context
+    /// made by hand): for a component that reports an event of the call.
+    package var monitors: [any EventMonitor] { services?.configuration.monitors ?? [] }
 
     /// The fields that carry credentials in this call: the client's
     /// (``APIClient/Configuration/credentialFields``) and those its
@@ -63,7 +66,7 @@ public struct CallContext: Sendable {
     package var requestBody: RequestBody?
 
     /// The client running the call, `nil` in a context made by hand: an
-    /// ``Authenticator`` refreshes through it.
+    /// `Authenticator` refreshes through it.
     package var client: APIClient? { services.map(APIClient.init(services:)) }
 
     /// The endpoint's name for logs: its route with placeholders, e.g. `GET users/{id}`.

@@ -91,7 +91,7 @@ public struct CallEvent: Sendable {
         case attemptFinished(number: Int, result: Result<RawResponse, CourierError>)
         /// The retry policy will try again after `delay` because of `failure`.
         case retryScheduled(delay: Duration, failure: CourierError)
-        /// An ``Authenticator`` began refreshing its credential for this call.
+        /// An `Authenticator` began refreshing its credential for this call.
         case credentialRefreshStarted
         /// The refresh ended.
         case credentialRefreshFinished(succeeded: Bool)
@@ -105,7 +105,7 @@ public struct CallEvent: Sendable {
 extension CallEvent {
     /// Tells `monitors` of `kind` for the call `context` describes: the one
     /// way the pipeline and the authenticator deliver events.
-    static func deliver(_ kind: Kind, context: CallContext, to monitors: [any EventMonitor]) {
+    package static func deliver(_ kind: Kind, context: CallContext, to monitors: [any EventMonitor]) {
         guard !monitors.isEmpty else { return }
         let event = CallEvent(kind, context: context)
         for monitor in monitors { monitor.callEvent(event) }

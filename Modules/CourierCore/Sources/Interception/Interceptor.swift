@@ -170,7 +170,7 @@ extension Interceptor where Self == ClosureInterceptor {
     }
 }
 
-/// An interceptor that puts a credential on requests (``Authenticator``,
+/// An interceptor that puts a credential on requests (`Authenticator`,
 /// ``Interceptor/bearer(fileID:line:_:)``): a response cache treats the
 /// responses to its calls as someone's own.
 package protocol AuthenticatingInterceptor: Interceptor {

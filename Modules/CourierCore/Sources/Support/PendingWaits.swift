@@ -1,5 +1,5 @@
 /// Waits that may end before they begin: the table a lock-holding owner
-/// (``ConcurrencyGroup``, ``Authenticator``, the client's in-flight calls)
+/// (``ConcurrencyGroup``, CourierAuthentication's `Authenticator`, the client's in-flight calls)
 /// keeps of tasks waiting for something it decides.
 ///
 /// A wait is opened under the owner's lock when the decision "you wait" is
@@ -9,7 +9,7 @@
 /// continuation to resume (outside the lock) when the task has suspended,
 /// or keeps the outcome for ``suspend(_:_:)`` to return at once when it has
 /// not. The first outcome wins; every wait is resumed exactly once.
-struct PendingWaits<Outcome: Sendable>: Sendable {
+package struct PendingWaits<Outcome: Sendable>: Sendable {
     private struct Slot: Sendable {
         var continuation: CheckedContinuation<Outcome, Never>?
         var outcome: Outcome?
@@ -17,13 +17,16 @@ struct PendingWaits<Outcome: Sendable>: Sendable {
 
     private var slots: [UInt64: Slot] = [:]
 
+    /// No waits.
+    package init() {}
+
     /// Opens the wait `id` (unique among the open ones).
-    mutating func open(_ id: UInt64) {
+    package mutating func open(_ id: UInt64) {
         slots[id] = Slot()
     }
 
     /// Whether `id` is open and has not been ended.
-    func isPending(_ id: UInt64) -> Bool {
+    package func isPending(_ id: UInt64) -> Bool {
         guard let slot = slots[id] else { return false }
         return slot.outcome == nil
     }
@@ -37,7 +40,7 @@ struct PendingWaits<Outcome: Sendable>: Sendable {
     ///   - missing: The outcome for a wait that is not open (ended and
     ///     closed by a path that should have kept its outcome: not expected).
     /// - Returns: The outcome to resume with at once, or `nil` when it is kept.
-    mutating func suspend(
+    package mutating func suspend(
         _ id: UInt64, _ continuation: CheckedContinuation<Outcome, Never>, missing: @autoclosure () -> Outcome
     ) -> Outcome? {
         guard let slot = slots[id] else { return missing() }
@@ -53,7 +56,7 @@ struct PendingWaits<Outcome: Sendable>: Sendable {
     /// - Returns: The continuation to resume with `outcome` outside the
     ///   lock, or `nil` when there is nothing to resume now (not suspended
     ///   yet — it will find the outcome — or already ended).
-    mutating func end(_ id: UInt64, with outcome: Outcome) -> CheckedContinuation<Outcome, Never>? {
+    package mutating func end(_ id: UInt64, with outcome: Outcome) -> CheckedContinuation<Outcome, Never>? {
         guard let slot = slots[id], slot.outcome == nil else { return nil }
         guard let continuation = slot.continuation else {
             slots[id]?.outcome = outcome
@@ -64,7 +67,7 @@ struct PendingWaits<Outcome: Sendable>: Sendable {
     }
 
     /// Forgets the wait `id` (its task will not suspend on it).
-    mutating func close(_ id: UInt64) {
+    package mutating func close(_ id: UInt64) {
         slots[id] = nil
     }
 }

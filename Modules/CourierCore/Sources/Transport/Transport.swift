@@ -54,8 +54,8 @@ public struct OutgoingRequest: Sendable {
     public var head: HTTPRequest
     /// The body, if any.
     public var body: RequestBody?
-    /// Whose credential the request carries, as the ``Authenticator`` that
-    /// signed it vouched (its provider's ``CredentialProvider/principal(of:)``);
+    /// Whose credential the request carries, as the `Authenticator` that
+    /// signed it vouched (its provider's `CredentialProvider.principal(of:)`);
     /// keys use it only while the credential fields are the ones it signed.
     package var signedPrincipal: SignedPrincipal?
 

@@ -1,3 +1,4 @@
+import CourierAuthentication
 @_spi(Locking) import CourierCore
 import CourierTestSupport
 import CourierTesting

@@ -1,3 +1,4 @@
+import CourierAuthentication
 @_spi(Locking) import CourierCore
 import CourierTestSupport
 import CourierTesting
@@ -170,8 +171,20 @@ struct EventStreamCallTests {
 /// stream is open; the reconnect is refused with a 401, the authenticator
 /// refreshes once and replays it, and the stream goes on from its last id.
 struct EventStreamAuthenticationTests {
+    /// Bearer tokens; a refresh gives "fresh" and is counted.
+    struct Provider: CredentialProvider {
+        let refreshes = Counter()
+        func apply(_ credential: String, to request: inout HTTPRequest) throws {
+            request.headerFields[.authorization] = "Bearer \(credential)"
+        }
+        func refresh(_ credential: String, through client: APIClient) async throws -> String {
+            _ = refreshes.increment()
+            return "fresh"
+        }
+    }
+
     @Test func aTokenThatExpiredMidStreamIsRefreshedOnTheReconnect() async throws {
-        let provider = AuthenticatorTests.Provider { _ in "fresh" }
+        let provider = Provider()
         let auth = Authenticator(provider, for: [.api], credential: "stale")
         let transport = ScriptedStreamTransport { request, number in
             let token = request.head.headerFields[.authorization]

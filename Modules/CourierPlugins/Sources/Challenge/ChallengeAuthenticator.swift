@@ -1,3 +1,4 @@
+public import CourierAuthentication
 @_spi(Locking) public import CourierCore
 public import Foundation
 public import HTTPTypes
@@ -76,7 +77,7 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
     ///   - user: The user name. A Basic answer refuses one with `:` (RFC 7617 §2).
     ///   - password: The password; never logged, never sent but to `scope`.
     ///   - scope: The origins the credentials are for: the nodes (`[api]`),
-    ///     or ``/CourierCore/AuthenticationScope/origins(_:)``.
+    ///     or ``/CourierAuthentication/AuthenticationScope/origins(_:)``.
     ///   - realm: Answer only this realm's challenges; `nil` for any.
     ///   - allowsBasicOverPlainHTTP: Answer Basic over `http`, where the
     ///     password travels readable: for a test server or a trusted network.

@@ -1,11 +1,7 @@
-/// Which authenticators are refreshing in the current task: calls the
-/// refresh makes pass them untouched.
-enum AuthenticationRefresh {
-    @TaskLocal static var inProgress: Set<ObjectIdentifier> = []
-}
+public import CourierCore
 
 /// A refresh that could not start: no credential to refresh, or no client
-/// to refresh through (a ``CallContext`` made by hand).
+/// to refresh through (a ``/CourierCore/CallContext`` made by hand).
 struct NoRefreshPossible: Error, CustomStringConvertible {
     let credential: Bool
     var description: String {

@@ -1,6 +1,7 @@
+import CourierCore
 import Testing
 
-@testable import CourierCore
+@testable import CourierAuthentication
 
 /// Every transition of ``AuthenticatorState``: credentials are strings, times
 /// are plain durations, and each step says what it must answer.

@@ -1,3 +1,4 @@
+public import CourierCore
 public import HTTPTypes
 
 /// The origins an ``Authenticator`` signs requests for: a credential goes

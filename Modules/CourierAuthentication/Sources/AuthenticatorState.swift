@@ -1,3 +1,5 @@
+import CourierCore
+
 /// The rules of an ``Authenticator`` as a plain value: which credential a
 /// request is signed with, when a refresh starts, who waits for it and what
 /// each waiter gets — no locks, no tasks, no clock (times are passed in), so

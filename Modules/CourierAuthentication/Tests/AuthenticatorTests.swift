@@ -1,3 +1,4 @@
+import CourierAuthentication
 import CourierCodable
 @_spi(Locking) import CourierCore
 import CourierTestSupport

@@ -1,3 +1,4 @@
+@_spi(Locking) public import CourierCore
 import HTTPTypes
 
 /// The refresh and the calls that wait for it.
@@ -29,7 +30,7 @@ extension Authenticator {
 
     /// Tells the client's monitors and plugins of a refresh, as an event of the call that began it.
     static func emit(_ kind: CallEvent.Kind, _ context: CallContext) {
-        CallEvent.deliver(kind, context: context, to: context.services?.configuration.monitors ?? [])
+        CallEvent.deliver(kind, context: context, to: context.monitors)
     }
 
     func refreshWithTimeout(_ credential: Credential, through client: APIClient) async -> Result<
@@ -84,7 +85,7 @@ extension Authenticator {
     }
 
     /// Forgets the credential, e.g. when the user signs out: calls fail with
-    /// ``CourierError/Code/authentication`` until ``replaceCredential(with:)``,
+    /// ``/CourierCore/CourierError/Code/authentication`` until ``replaceCredential(with:)``,
     /// and calls waiting for a refresh end that way too.
     public func removeCredential() {
         replace(with: nil)
@@ -131,7 +132,7 @@ extension Authenticator {
         return .failure(error)
     }
 
-    /// A waiting call was cancelled (by its task, ``APIClient/cancelAll()``
+    /// A waiting call was cancelled (by its task, ``/CourierCore/APIClient/cancelAll()``
     /// or a policy, whose `reason` it ends with): it leaves at once; the refresh goes on.
     func withdraw(_ waiter: Waiter, reason: CourierError?) {
         let cancelled =

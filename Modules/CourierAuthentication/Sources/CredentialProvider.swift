@@ -1,3 +1,4 @@
+public import CourierCore
 public import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -40,7 +41,7 @@ public protocol CredentialProvider: Sendable {
     associatedtype Credential: Sendable
 
     /// Puts the credential on a request, e.g. as `Authorization: Bearer …`.
-    /// - Throws: Stops the call (``CourierError/Code/authentication``).
+    /// - Throws: Stops the call (``/CourierCore/CourierError/Code/authentication``).
     func apply(_ credential: Credential, to request: inout HTTPRequest) throws
 
     /// Gets a new credential to replace `credential`, typically by calling a
@@ -48,10 +49,10 @@ public protocol CredentialProvider: Sendable {
     /// refresh, with its transport, plugins and retry policy. Calls made
     /// while refreshing pass the ``Authenticator`` untouched (they are not
     /// signed with the credential being replaced, and never wait for the
-    /// refresh they are part of); their ``CallContext/isCredentialRefresh``
+    /// refresh they are part of); their ``/CourierCore/CallContext/isCredentialRefresh``
     /// is `true`, for logs.
     /// - Throws: A terminal failure: every call waiting for the refresh fails
-    ///   with ``CourierError/Code/authentication``, this error underneath.
+    ///   with ``/CourierCore/CourierError/Code/authentication``, this error underneath.
     func refresh(_ credential: Credential, through client: APIClient) async throws -> Credential
 
     /// Whether `credential` must be refreshed before it is used at `now`;

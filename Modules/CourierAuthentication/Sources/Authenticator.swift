@@ -1,3 +1,4 @@
+@_spi(Locking) public import CourierCore
 import HTTPTypes
 
 /// Signs every call to the origins it serves with a credential and
@@ -5,7 +6,7 @@ import HTTPTypes
 /// that failed for want of it.
 ///
 /// A per-call interceptor (register it in
-/// ``APIClient/Configuration/callInterceptors``), so the refresh and the
+/// ``/CourierCore/APIClient/Configuration/callInterceptors``), so the refresh and the
 /// replay happen around the attempt loop, and the replay continues the
 /// call's attempt count and retry deadline. What it does, in order:
 /// - before sending, a call that finds the credential expired
@@ -19,10 +20,10 @@ import HTTPTypes
 ///   the current one is replayed without another refresh. A replay that
 ///   fails authentication again ends the call with that failure;
 /// - a refresh that fails ends every waiting call, once, with
-///   ``CourierError/Code/authentication`` (the refresh's error is
-///   ``CourierError/underlying``); none is replayed with the old credential;
+///   ``/CourierCore/CourierError/Code/authentication`` (the refresh's error is
+///   ``/CourierCore/CourierError/underlying``); none is replayed with the old credential;
 /// - a loop guard: more than `maxRefreshes` refreshes within `window` ends
-///   the call with ``CourierError/Code/authentication`` instead of
+///   the call with ``/CourierCore/CourierError/Code/authentication`` instead of
 ///   hammering the server (Alamofire's `excessiveRefresh`);
 /// - a refresh that takes longer than `refreshTimeout` counts as failed.
 ///
@@ -33,14 +34,14 @@ import HTTPTypes
 /// The refresh is a call of the client it serves: the provider's
 /// ``CredentialProvider/refresh(_:through:)`` gets that client, with its
 /// transport, plugins and retry policy — no second client. Calls made by the
-/// refresh pass untouched (``CallContext/isCredentialRefresh``), so the
+/// refresh pass untouched (``/CourierCore/CallContext/isCredentialRefresh``), so the
 /// refresh never waits for itself; an endpoint opts out with
-/// ``Endpoint/withoutAuthentication()``. Cancelling a waiting call ends that
+/// ``/CourierCore/Endpoint/withoutAuthentication()``. Cancelling a waiting call ends that
 /// call alone: the refresh and the other calls go on.
 ///
 /// An authenticator may start without a credential — the client exists
 /// before the user signs in: its calls fail with
-/// ``CourierError/Code/authentication`` ("no credential") until
+/// ``/CourierCore/CourierError/Code/authentication`` ("no credential") until
 /// ``replaceCredential(with:)`` gives it one; ``removeCredential()`` signs out.
 ///
 /// ```swift
@@ -105,17 +106,17 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
 
     /// The provider's principal for the current credential
     /// (``CredentialProvider/principal(of:)``), or else the credential fields
-    /// it puts on a request (``CredentialIdentity/fields(_:in:)``);
-    /// ``CredentialIdentity/none`` for an endpoint that does not
+    /// it puts on a request (``/CourierCore/CredentialIdentity/fields(_:in:)``);
+    /// ``/CourierCore/CredentialIdentity/none`` for an endpoint that does not
     /// authenticate, a node outside the scope, or no credential yet;
-    /// ``CredentialIdentity/undeclared`` when the provider signs something
+    /// ``/CourierCore/CredentialIdentity/undeclared`` when the provider signs something
     /// other than the credential fields (the URL, a field of its own), which
     /// the pipeline cannot tell apart.
     ///
     /// Registered per attempt in a call the cache or coalescing shares, it
     /// sends only what it declared: a credential refreshed in between must
     /// have the same principal, or the call fails with
-    /// ``CourierError/Code/credentialMismatch`` and nothing is sent.
+    /// ``/CourierCore/CourierError/Code/credentialMismatch`` and nothing is sent.
     public func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity {
         guard context.authenticates, scope.contains(context), let credential,
             !AuthenticationRefresh.inProgress.contains(ObjectIdentifier(self))
