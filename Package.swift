@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "CourierResilience", targets: ["CourierResilience"]),
         .library(name: "CourierPagination", targets: ["CourierPagination"]),
         .library(name: "CourierAuthentication", targets: ["CourierAuthentication"]),
+        .library(name: "CourierStreamFormats", targets: ["CourierStreamFormats"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
     ],
     traits: [
@@ -139,6 +140,21 @@ let package = Package(
             ],
             path: "Modules/CourierAuthentication/Tests"
         ),
+        // A satellite of CourierCore: what a streamed body says — lines,
+        // server-sent events (and the reconnecting event stream), NDJSON.
+        .target(
+            name: "CourierStreamFormats",
+            dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierStreamFormats/Sources"
+        ),
+        .testTarget(
+            name: "CourierStreamFormatsTests",
+            dependencies: [
+                "CourierStreamFormats", "CourierCore", "CourierTesting", "CourierCodable",
+                "CourierTestSupport",
+            ],
+            path: "Modules/CourierStreamFormats/Tests"
+        ),
         .testTarget(
             name: "CourierPaginationTests",
             dependencies: [
@@ -157,7 +173,7 @@ let package = Package(
             name: "Courier",
             dependencies: [
                 "CourierCore", "CourierCodable", "CourierResilience", "CourierPagination",
-                "CourierAuthentication",
+                "CourierAuthentication", "CourierStreamFormats",
                 // libcurl where the system has it; URLSession on Apple platforms.
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .target(
@@ -459,8 +475,8 @@ let package = Package(
         .testTarget(
             name: "CourierPluginsTests",
             dependencies: [
-                "CourierPlugins", "CourierAuthentication", "CourierTesting", "CourierCodable",
-                "CourierContentCoding", "CourierTestSupport",
+                "CourierPlugins", "CourierAuthentication", "CourierStreamFormats", "CourierTesting",
+                "CourierCodable", "CourierContentCoding", "CourierTestSupport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -478,8 +494,9 @@ let package = Package(
             name: "CourierCoreTests",
             dependencies: [
                 "CourierCore", "CourierTesting", "CourierCodable", "CourierTestSupport",
-                // Integration of the satellite's authenticator with events and streams.
-                "CourierAuthentication",
+                // Integration of the satellites' authenticator and event
+                // streams with the pipeline.
+                "CourierAuthentication", "CourierStreamFormats",
             ],
             path: "Modules/CourierCore/Tests"
         ),

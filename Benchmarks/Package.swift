@@ -60,7 +60,7 @@ let package = Package(
             "courier-stream-bench", [],
             courier: [
                 "CourierCurl", "CourierURLSession", "CourierAsyncHTTPClient", "CourierJansson",
-                "CourierCodable",
+                "CourierCodable", "CourierStreamFormats",
             ],
             ahc: true),
         // The typed call: GET an envelope and decode the model, every stack.

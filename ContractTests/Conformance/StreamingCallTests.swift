@@ -1,6 +1,7 @@
 import CourierCodable
 @_spi(Locking) import CourierCore
 import CourierMockServer
+import CourierStreamFormats
 import CourierTesting
 import HTTPTypes
 import Testing

@@ -1,6 +1,7 @@
 @_spi(Transport) import CourierCore
 import CourierCurl
 import CourierMockServer
+import CourierStreamFormats
 import CourierTesting
 import HTTPTypes
 import Testing

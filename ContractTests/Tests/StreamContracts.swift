@@ -1,5 +1,6 @@
 import CourierCodable
 @_spi(Transport) import CourierCore
+import CourierStreamFormats
 import Testing
 
 /// `streams.json`: an order's server-sent events across a drop, an NDJSON

@@ -19,6 +19,7 @@ import CourierCodable
 import CourierCore
 import CourierCurl
 import CourierJansson
+import CourierStreamFormats
 import CourierURLSession
 import Foundation
 

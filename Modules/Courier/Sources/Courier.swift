@@ -5,6 +5,7 @@
 @_exported import CourierCore
 @_exported import CourierPagination
 @_exported import CourierResilience
+@_exported import CourierStreamFormats
 @_exported import HTTPTypes
 
 #if os(Linux) || os(macOS)

@@ -1,5 +1,6 @@
 import CourierCodable
 @_spi(Locking) import CourierCore
+import CourierStreamFormats
 import CourierTestSupport
 import CourierTesting
 import Foundation

@@ -40,11 +40,11 @@ extension APIClient {
     }
 
     /// A stream's connection: the reply, and what reporting its end needs.
-    struct StreamConnection: Sendable {
-        let reply: StreamingReply
+    package struct StreamConnection: Sendable {
+        package let reply: StreamingReply
         /// The plugins and context of the call, for `process` at the end.
-        let plugins: [any Plugin]
-        let context: CallContext
+        package let plugins: [any Plugin]
+        package let context: CallContext
     }
 
     /// Runs a streaming call's pass (`CallStage.endpointMapping` … `.validation`) and wraps the body it opened.
@@ -56,7 +56,7 @@ extension APIClient {
     ///     (an event stream reports once for all its connections).
     /// - Returns: The open connection: head and body.
     /// - Throws: ``CourierError`` when the call fails before the head is in.
-    func openStream<Response>(
+    package func openStream<Response>(
         _ endpoint: Endpoint<Response>, timeouts: StreamTimeouts, plugins: [any Plugin], reportsEnd: Bool
     ) async throws(CourierError) -> StreamConnection {
         let slot = StreamSlot()
@@ -120,5 +120,13 @@ extension APIClient {
                 head: head, body: StreamedBody(session: session), attempts: state.budget.attempts)
             return StreamConnection(reply: reply, plugins: settings.plugins, context: context)
         }
+    }
+}
+
+extension APIClient {
+    /// The retry policy of `endpoint` under this client: the endpoint's, or
+    /// the client's; for a stream that retries its connections itself.
+    package func retryPolicy<Response>(of endpoint: Endpoint<Response>) -> RetryPolicy {
+        CallSettings.retryPolicy(endpoint.spec, configuration)
     }
 }

@@ -122,7 +122,7 @@ final class CallSettings: Sendable {
     }
 
     /// The retry policy of `spec` under `configuration`; also for an event
-    /// stream (``APIClient/events(_:timeouts:plugins:)``), which retries its
+    /// stream (CourierStreamFormats' `APIClient.events(_:timeouts:plugins:)`), which retries its
     /// connections itself and sends each with none.
     static func retryPolicy(_ spec: EndpointSpec, _ configuration: APIClient.Configuration) -> RetryPolicy {
         spec.retryPolicy ?? configuration.retryPolicy

@@ -56,7 +56,7 @@ public struct Validation: Sendable, Hashable {
     }
 
     /// The media type of a `Content-Type` value, lowercased, without parameters.
-    static func mediaType(_ value: String) -> String {
+    package static func mediaType(_ value: String) -> String {
         let base = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? value
         return base.trimmingSpaces.lowercased()
     }

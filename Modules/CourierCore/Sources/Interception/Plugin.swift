@@ -74,10 +74,10 @@ extension Plugin {
 
 /// Plugins' `process`, the one loop that runs it: in order, each plugin
 /// sees the result the one before returned.
-enum PluginProcessing {
+package enum PluginProcessing {
     /// Replaces `outcome` with what every plugin's `process` made of it
     /// (in place: a response is not copied in and out).
-    nonisolated(nonsending) static func run(
+    package nonisolated(nonsending) static func run(
         _ plugins: [any Plugin], _ outcome: inout Result<RawResponse, CourierError>, _ context: CallContext
     ) async {
         for plugin in plugins { outcome = await plugin.process(outcome, context: context) }

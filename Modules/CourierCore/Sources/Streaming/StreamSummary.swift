@@ -28,7 +28,7 @@ public struct StreamSummary: Sendable, Hashable {
     /// Chunks they came in.
     public var chunks: Int = 0
     /// Server-sent events delivered, for an event stream
-    /// (``APIClient/events(_:timeouts:plugins:)``); `nil` for a byte stream.
+    /// (CourierStreamFormats' `APIClient.events(_:timeouts:plugins:)`); `nil` for a byte stream.
     public var events: Int?
     /// Connections the stream was read over: more than one after reconnects.
     public var connections: Int = 1

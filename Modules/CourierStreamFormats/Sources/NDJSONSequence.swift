@@ -1,3 +1,5 @@
+public import CourierCore
+
 /// What an NDJSON sequence does with a line that does not decode.
 public enum NDJSONBadLines: Sendable {
     /// End the sequence with ``NDJSONLineError`` (the default).

@@ -1,3 +1,5 @@
+public import CourierCore
+
 /// Lines, server-sent events and NDJSON values from any asynchronous
 /// sequence of byte chunks — a streamed response body, or a test's own
 /// stream. Chunks may split a line, a CRLF or a UTF-8 sequence anywhere.

@@ -1,5 +1,6 @@
 import CourierCodable
 @_spi(Locking) import CourierCore
+import CourierStreamFormats
 import Testing
 
 /// The server-sent-event parser against the WHATWG standard's rules, and the

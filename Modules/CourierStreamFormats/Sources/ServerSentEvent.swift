@@ -1,3 +1,5 @@
+public import CourierCore
+
 /// One event of a `text/event-stream` body, as the WHATWG HTML standard's
 /// `EventSource` dispatches it.
 public struct ServerSentEvent: Sendable, Hashable {

@@ -1,3 +1,5 @@
+public import CourierCore
+
 /// Splits bytes arriving in chunks of any size into lines ended by LF, CRLF
 /// or CR, a CRLF split across two chunks included; the line breaks are not
 /// part of the lines.

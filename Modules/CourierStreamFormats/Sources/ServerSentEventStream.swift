@@ -1,25 +1,26 @@
+public import CourierCore
 import HTTPTypes
 
 extension APIClient {
     /// Server-sent events from the endpoint, as one sequence across
     /// reconnects, like a browser's `EventSource`.
     ///
-    /// Each connection is a streaming call (``stream(_:timeouts:plugins:)``)
+    /// Each connection is a streaming call (``/CourierCore/APIClient/stream(_:timeouts:plugins:)``)
     /// sent with `Accept: text/event-stream` and, once an event had an id,
     /// `Last-Event-ID`: interceptors run on every one, so a token refreshed
     /// meanwhile is the one sent. When a connection drops or the server ends
     /// the body, the endpoint's retry policy (or the client's) decides:
     /// it reconnects after the server's `retry` time when the stream sent
     /// one, after the policy's backoff otherwise, and gives up after
-    /// ``RetryPolicy/maxAttempts`` connections in a row without an event. A
+    /// ``/CourierCore/RetryPolicy/maxAttempts`` connections in a row without an event. A
     /// 204, a status the policy does not retry, a body that is not
     /// `text/event-stream`, or cancellation ends the sequence. With the
-    /// default policy, ``RetryPolicy/never``, the first drop ends it with
+    /// default policy, ``/CourierCore/RetryPolicy/never``, the first drop ends it with
     /// its error and a clean end of the body ends it without one.
     ///
     /// Plugins see every connection's `willSend` and `didReceive`, and
     /// `process` once, at the end, with the event count in
-    /// ``RawResponse/stream``.
+    /// ``/CourierCore/RawResponse/stream``.
     ///
     /// ```swift
     /// let feed = client.events(.orderStatus(id: 42).retrying(.standard))
@@ -35,7 +36,7 @@ extension APIClient {
     public func events<Response>(
         _ endpoint: Endpoint<Response>, timeouts: StreamTimeouts = .init(), plugins: [any Plugin] = []
     ) -> ServerSentEventStream {
-        let policy = CallSettings.retryPolicy(endpoint.spec, configuration)
+        let policy = retryPolicy(of: endpoint)
         var connection = endpoint
         // The sequence retries connections itself: one policy, not two nested.
         connection.spec.retryPolicy = .never
@@ -54,9 +55,9 @@ extension APIClient {
     }
 }
 
-/// Server-sent events across reconnects (``APIClient/events(_:timeouts:plugins:)``):
+/// Server-sent events across reconnects (`APIClient.events(_:timeouts:plugins:)`):
 /// each event once, in order, with no gap the server can fill from
-/// `Last-Event-ID`. Errors are ``CourierError``.
+/// `Last-Event-ID`. Errors are ``/CourierCore/CourierError``.
 public struct ServerSentEventStream: AsyncSequence, Sendable {
     typealias Connect =
         @Sendable (_ lastEventID: String) async throws(CourierError) -> APIClient.StreamConnection
