@@ -1,6 +1,7 @@
 /// A call's place in its ``ConcurrencyGroup``: joined when a pass first
-/// knows its group (after endpoint mapping), left when the call ends. Every
-/// attempt of the call goes through ``admit(_:)`` and ``finish()``.
+/// knows its group (once its request is encoded, ``GroupMembershipStep``),
+/// left when the call ends. Every attempt of the call goes through
+/// ``admit(_:)`` and ``finish()``.
 struct GroupMembership: Sendable {
     let group: ConcurrencyGroup
     let ticket: ConcurrencyGroupState.Ticket
