@@ -1,8 +1,8 @@
 #if AsyncHTTPClient
-    public import AsyncHTTPClient
+    import AsyncHTTPClient
     @_spi(Transport) public import CourierCore
-    public import HTTPTypes
-    public import NIOCore
+    import HTTPTypes
+    import NIOCore
 
     @_spi(Transport) extension AsyncHTTPClientTransport: StreamingTransport {
         /// Sends the request and returns once its head is in; the body

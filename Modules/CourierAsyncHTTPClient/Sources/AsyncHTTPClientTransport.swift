@@ -1,9 +1,9 @@
 #if AsyncHTTPClient
-    public import AsyncHTTPClient
+    import AsyncHTTPClient
     @_spi(Transport) public import CourierCore
-    public import HTTPTypes
-    public import NIOCore
-    public import NIOPosix
+    import HTTPTypes
+    import NIOCore
+    import NIOPosix
 
     /// A ``/CourierCore/Transport`` over async-http-client (SwiftNIO): for a
     /// server that already runs on SwiftNIO and wants one event loop group,

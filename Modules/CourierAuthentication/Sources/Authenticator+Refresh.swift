@@ -1,4 +1,4 @@
-@_spi(Locking) public import CourierCore
+@_spi(Locking) import CourierCore
 import HTTPTypes
 
 /// The refresh and the calls that wait for it.

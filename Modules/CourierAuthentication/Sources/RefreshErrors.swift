@@ -1,4 +1,4 @@
-public import CourierCore
+import CourierCore
 
 /// A refresh that could not start: no credential to refresh, or no client
 /// to refresh through (a ``/CourierCore/CallContext`` made by hand).

@@ -1,11 +1,11 @@
 @_spi(Locking) public import CourierCore
-public import HTTPTypes
+import HTTPTypes
 public import Logging
 
 #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    import FoundationEssentials
 #else
-    public import Foundation
+    import Foundation
 #endif
 
 /// An app-level response cache for an ``CourierCore/APIClient``: a memory

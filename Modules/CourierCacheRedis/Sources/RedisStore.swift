@@ -1,5 +1,5 @@
 public import CourierCache
-@_spi(Locking) public import CourierCore
+@_spi(Locking) import CourierCore
 public import Foundation
 import Synchronization
 

@@ -1,5 +1,5 @@
 public import CourierCore
-public import Foundation
+import Foundation
 
 /// A ``/CourierCore/ResponseTransformer`` that replaces the body with the envelope's
 /// payload: `{"code":0,"data":{…}}` → `{…}`.

@@ -1,7 +1,7 @@
 #if Configuration
     public import Configuration
     public import CourierCore
-    public import CourierResilience
+    import CourierResilience
 
     extension APIClient.Configuration: SettingsApplying {
         /// A client's configuration with its settings read from

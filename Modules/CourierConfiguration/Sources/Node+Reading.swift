@@ -1,7 +1,7 @@
 #if Configuration
     public import Configuration
     public import CourierCore
-    public import Foundation
+    import Foundation
 
     extension Node {
         /// A copy of the node with the base URLs `configReader` gives: the

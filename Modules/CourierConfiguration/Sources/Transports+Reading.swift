@@ -2,7 +2,7 @@
     public import Configuration
     public import CourierCore
     public import CourierURLSession
-    public import Foundation
+    import Foundation
     #if canImport(FoundationNetworking)
         public import FoundationNetworking
     #endif

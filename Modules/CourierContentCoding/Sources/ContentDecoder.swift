@@ -1,5 +1,5 @@
-public import CZlib
-public import CourierCore
+import CZlib
+package import CourierCore
 
 /// Undoes a response body's content codings (RFC 9110 §8.4) as the bytes
 /// arrive: `gzip` (and `x-gzip`), `deflate` (zlib-wrapped, or raw as some

@@ -1,5 +1,5 @@
-public import CZlib
-public import CourierCore
+import CZlib
+package import CourierCore
 
 /// Applies a content coding to a request body (RFC 9110 §8.4): `gzip`, or
 /// `deflate` as RFC 9110 defines it (the zlib format, RFC 1950).

@@ -1,10 +1,10 @@
 // What the libraries' unit tests share: fixtures, a client over a stub,
 // counters, and HeldTransport. A target of the package, never a product.
-public import CourierCodable
-@_spi(Locking) public import CourierCore
-public import CourierTesting
-public import Foundation
-public import HTTPTypes
+import CourierCodable
+@_spi(Locking) package import CourierCore
+package import CourierTesting
+package import Foundation
+package import HTTPTypes
 import Synchronization
 
 package struct User: Codable, Sendable, Equatable {

@@ -1,6 +1,6 @@
-@_spi(Locking) @_spi(Transport) public import CourierCore
-public import CourierTesting
-public import HTTPTypes
+@_spi(Locking) @_spi(Transport) package import CourierCore
+package import CourierTesting
+package import HTTPTypes
 import Synchronization
 
 /// A transport that holds every request until the test answers it, so a

@@ -1,6 +1,6 @@
-@_spi(Locking) public import CourierCore
-public import CourierTesting
-public import HTTPTypes
+@_spi(Locking) import CourierCore
+package import CourierTesting
+package import HTTPTypes
 
 /// A server double: answers with `answer` and remembers every request
 /// (head and body) as the transport received it.

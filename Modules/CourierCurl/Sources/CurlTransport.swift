@@ -1,7 +1,7 @@
-public import CCurl
+import CCurl
 @_spi(Transport) public import CourierCore
-public import Foundation
-public import HTTPTypes
+import Foundation
+import HTTPTypes
 import Synchronization
 
 /// The default transport on Linux: libcurl's multi interface on a thread the

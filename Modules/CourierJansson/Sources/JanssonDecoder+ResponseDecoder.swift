@@ -1,5 +1,5 @@
-public import CJansson
-public import CourierCodable
+import CJansson
+import CourierCodable
 @_spi(Decoding) public import CourierCore
 
 /// `JanssonDecoder` as the pipeline's decoder: the envelope stage parses the

@@ -1,6 +1,6 @@
-public import CJansson
-public import CourierCodable
-public import CourierCore
+import CJansson
+import CourierCodable
+import CourierCore
 public import Foundation
 
 /// Decodes any `Decodable` straight from jansson's tree: no `JSONValue`, no

@@ -1,5 +1,5 @@
 public import CourierCore
-public import HTTPTypes
+import HTTPTypes
 
 /// Where a page starts: what a ``Pagination`` puts on the request. An
 /// open set (a struct): compare with `==`, or read the one you used.

@@ -2,9 +2,9 @@ public import CourierCore
 public import HTTPTypes
 
 #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    import FoundationEssentials
 #else
-    public import Foundation
+    import Foundation
 #endif
 
 /// Puts an access token on every request, in the scheme each endpoint asks

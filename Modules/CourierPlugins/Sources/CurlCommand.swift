@@ -2,9 +2,9 @@ public import CourierCore
 public import HTTPTypes
 
 #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    import FoundationEssentials
 #else
-    public import Foundation
+    import Foundation
 #endif
 
 /// A request as a `curl` command line, to paste into a terminal: method,

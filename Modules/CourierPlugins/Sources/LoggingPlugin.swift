@@ -3,9 +3,9 @@ public import HTTPTypes
 public import Logging
 
 #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    import FoundationEssentials
 #else
-    public import Foundation
+    import Foundation
 #endif
 
 /// Logs every attempt through a swift-log `Logger`, with secrets masked.

@@ -1,6 +1,6 @@
-public import CourierContentCoding
+import CourierContentCoding
 public import CourierCore
-public import HTTPTypes
+import HTTPTypes
 
 /// Compresses request bodies with `gzip` or `deflate` and says so in
 /// `Content-Encoding` (RFC 9110 §8.4): Alamofire's

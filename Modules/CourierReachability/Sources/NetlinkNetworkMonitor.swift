@@ -1,8 +1,8 @@
 #if os(Linux)
-    public import CMnl
-    @_spi(Locking) public import CourierCore
+    import CMnl
+    @_spi(Locking) import CourierCore
     public import CourierResilience
-    public import Foundation
+    import Foundation
     import Glibc
 
     /// A ``/CourierResilience/NetworkMonitor`` for Linux: online while a default

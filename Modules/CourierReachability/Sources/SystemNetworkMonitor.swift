@@ -1,4 +1,4 @@
-public import CourierCore
+import CourierCore
 public import CourierResilience
 
 /// The platform's own monitor, for code that runs on both.

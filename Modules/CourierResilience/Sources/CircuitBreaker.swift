@@ -1,5 +1,5 @@
 @_spi(Locking) public import CourierCore
-public import HTTPTypes
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials

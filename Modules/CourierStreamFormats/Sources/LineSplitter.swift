@@ -1,4 +1,4 @@
-public import CourierCore
+import CourierCore
 
 /// Splits bytes arriving in chunks of any size into lines ended by LF, CRLF
 /// or CR, a CRLF split across two chunks included; the line breaks are not

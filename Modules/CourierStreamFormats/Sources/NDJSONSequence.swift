@@ -1,4 +1,4 @@
-public import CourierCore
+import CourierCore
 
 /// What an NDJSON sequence does with a line that does not decode.
 public enum NDJSONBadLines: Sendable {

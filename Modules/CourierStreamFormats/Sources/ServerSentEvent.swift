@@ -1,4 +1,4 @@
-public import CourierCore
+import CourierCore
 
 /// One event of a `text/event-stream` body, as the WHATWG HTML standard's
 /// `EventSource` dispatches it.

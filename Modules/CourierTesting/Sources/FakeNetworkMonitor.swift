@@ -1,4 +1,4 @@
-@_spi(Locking) public import CourierCore
+@_spi(Locking) import CourierCore
 public import CourierResilience
 
 /// A ``/CourierResilience/NetworkMonitor`` whose status a test sets: offline, the

@@ -1,5 +1,5 @@
 @_spi(Locking) @_spi(Transport) public import CourierCore
-public import Foundation
+import Foundation
 public import HTTPTypes
 import Synchronization
 

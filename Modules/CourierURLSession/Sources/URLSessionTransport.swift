@@ -1,10 +1,14 @@
 @_spi(Transport) public import CourierCore
-public import Foundation
-public import HTTPTypes
+import HTTPTypes
 import Synchronization
 
+// `URLSessionConfiguration`, in the public initialisers, is
+// FoundationNetworking's on Linux and Foundation's on Apple platforms.
 #if canImport(FoundationNetworking)
+    import Foundation
     public import FoundationNetworking
+#else
+    public import Foundation
 #endif
 
 /// A ``/CourierCore/Transport`` over URLSession (FoundationNetworking on Linux).

@@ -1,4 +1,4 @@
-public import CourierCore
+import CourierCore
 public import HTTPTypes
 
 #if canImport(FoundationEssentials)

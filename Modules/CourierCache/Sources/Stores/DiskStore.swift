@@ -1,6 +1,6 @@
-public import CourierCore
+import CourierCore
 public import Foundation
-public import HTTPTypes
+import HTTPTypes
 
 /// The disk tier: SQLite in a directory the store owns, shared safely by
 /// several processes, bounded in size.

@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// How the disk store writes header fields and checks bodies: a
 /// length-prefixed list of names and values that reads back exactly or not

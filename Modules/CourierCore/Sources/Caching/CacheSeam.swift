@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// The seam a response cache plugs into the pipeline (`CourierCache`'s
 /// `ResponseCache` is the one there is). Package-level: CourierCore knows

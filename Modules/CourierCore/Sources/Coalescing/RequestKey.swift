@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// What makes two requests the same request, in one canonical form: used
 /// to coalesce identical calls in flight, and by a response cache to key

@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// Turns whatever a stage threw into a ``CourierError`` with the right code,
 /// stage and context. Errors that already are `CourierError` keep their code.

@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// One feature's part in every attempt of a call: the circuit breaker, the
 /// download's staging file, the plugins' hooks, the exchange itself. Each

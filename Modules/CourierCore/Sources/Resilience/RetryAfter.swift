@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    package import FoundationEssentials
 #else
-    public import Foundation
+    package import Foundation
 #endif
 
 /// Parses the `Retry-After` header (RFC 9110 §10.2.3): delta-seconds or an HTTP-date.

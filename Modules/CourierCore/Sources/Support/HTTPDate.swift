@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    package import FoundationEssentials
 #else
-    public import Foundation
+    package import Foundation
 #endif
 
 /// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, and the two obsolete forms a

@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 extension HTTPFields {
     /// Sets every field of `other`, replacing the fields of the same names

@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// The checks a request head passes before any transport sends it: run once
 /// per attempt by the pipeline, on the head as it leaves the last

@@ -1,7 +1,7 @@
 public import CourierAuthentication
 @_spi(Locking) public import CourierCore
-public import Foundation
-public import HTTPTypes
+import Foundation
+import HTTPTypes
 
 /// Answers a server's `401` challenge with a user name and password — HTTP
 /// Digest (RFC 7616: `SHA-256`, `MD5` and their `-sess` forms, `qop=auth`
