@@ -50,17 +50,19 @@ extension CallSettings {
         if !attemptInterceptors.isEmpty {
             steps.append((.attemptInterceptors, AttemptInterceptorsStep(interceptors: attemptInterceptors)))
         }
-        let offset = attemptInterceptors.count
         if plugins.isEmpty {
             steps.append((.headCheck, HeadCheckStep()))
         } else if shared {
             // The identity check stands between the plugins' prepare and willSend.
             steps.append(
-                (.pluginPreparation, PluginPreparationStep(plugins: plugins, declarationOffset: offset)))
+                (
+                    .pluginPreparation,
+                    PluginPreparationStep(plugins: plugins, declarationOffset: attemptInterceptors.count)
+                ))
             steps.append((.headCheck, HeadCheckStep()))
             steps.append((.pluginObservation, PluginObservationStep(plugins: plugins)))
         } else {
-            steps.append((.pluginPreparation, PluginHooksStep(plugins: plugins, declarationOffset: offset)))
+            steps.append((.pluginPreparation, PluginHooksStep(plugins: plugins)))
         }
         if shared { steps.append((.identityCheck, IdentityCheckStep())) }
         // The satellites' steps (ClientExtension), in a stable order.

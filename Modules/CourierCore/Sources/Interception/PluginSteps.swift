@@ -82,15 +82,15 @@ struct PluginObservationStep: AttemptStep {
 /// shares (no identity check stands between `prepare` and `willSend`):
 /// ``PluginPreparationStep``, ``HeadCheckStep`` and
 /// ``PluginObservationStep`` in a single frame, in slot
-/// ``AttemptSlot/pluginPreparation``.
+/// ``AttemptSlot/pluginPreparation``. A pass nothing shares asks no one
+/// what they declare, so there are no declarations to offset.
 struct PluginHooksStep: AttemptStep {
     let plugins: [any Plugin]
-    let declarationOffset: Int
 
     nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
         async throws(CourierError) -> RawResponse
     {
-        try await PluginPreparationStep.prepare(&attempt, state, plugins, declarationOffset)
+        try await PluginPreparationStep.prepare(&attempt, state, plugins, 0)
         try HeadCheckStep.check(attempt)
         return try await PluginObservationStep.observe(&attempt, state, plugins, next)
     }
