@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "CourierPagination", targets: ["CourierPagination"]),
         .library(name: "CourierAuthentication", targets: ["CourierAuthentication"]),
         .library(name: "CourierStreamFormats", targets: ["CourierStreamFormats"]),
+        .library(name: "CourierTLS", targets: ["CourierTLS"]),
+        .library(name: "CourierConcurrencyGroups", targets: ["CourierConcurrencyGroups"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
     ],
     traits: [
@@ -169,11 +171,37 @@ let package = Package(
             ],
             path: "Modules/CourierResilience/Tests"
         ),
+        // A satellite of CourierCore: whom a transport trusts over TLS — a
+        // private CA, a client certificate, public-key pins per host.
+        .target(
+            name: "CourierTLS",
+            path: "Modules/CourierTLS/Sources"
+        ),
+        .testTarget(
+            name: "CourierTLSTests",
+            dependencies: ["CourierTLS"],
+            path: "Modules/CourierTLS/Tests"
+        ),
+        // A satellite of CourierCore: calls that see each other in a group —
+        // cancel the others, ignore the newest, queue by priority.
+        .target(
+            name: "CourierConcurrencyGroups",
+            dependencies: ["CourierCore"],
+            path: "Modules/CourierConcurrencyGroups/Sources"
+        ),
+        .testTarget(
+            name: "CourierConcurrencyGroupsTests",
+            dependencies: [
+                "CourierConcurrencyGroups", "CourierCore", "CourierTesting", "CourierCodable",
+                "CourierTestSupport",
+            ],
+            path: "Modules/CourierConcurrencyGroups/Tests"
+        ),
         .target(
             name: "Courier",
             dependencies: [
                 "CourierCore", "CourierCodable", "CourierResilience", "CourierPagination",
-                "CourierAuthentication", "CourierStreamFormats",
+                "CourierAuthentication", "CourierStreamFormats", "CourierTLS", "CourierConcurrencyGroups",
                 // libcurl where the system has it; URLSession on Apple platforms.
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .target(
@@ -226,7 +254,7 @@ let package = Package(
         .target(
             name: "CourierCurl",
             dependencies: [
-                "CourierCore", "CCurl", "CCourierSanitizer", "CourierContentCoding",
+                "CourierCore", "CourierTLS", "CCurl", "CCourierSanitizer", "CourierContentCoding",
                 .target(name: "CCurlOpenSSL", condition: .when(platforms: [.linux])),
             ],
             path: "Modules/CourierCurl/Sources"
@@ -262,7 +290,9 @@ let package = Package(
         ),
         .target(
             name: "CourierURLSession",
-            dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "CourierCore", "CourierTLS", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Modules/CourierURLSession/Sources"
         ),
         .testTarget(
@@ -371,7 +401,7 @@ let package = Package(
         .target(
             name: "CourierAsyncHTTPClient",
             dependencies: [
-                "CourierCore",
+                "CourierCore", "CourierTLS",
                 .target(name: "CourierContentCoding", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(
@@ -393,6 +423,7 @@ let package = Package(
             name: "CourierConfiguration",
             dependencies: [
                 "CourierCore", "CourierResilience", "CourierURLSession", "CourierAsyncHTTPClient",
+                "CourierTLS",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .product(
                     name: "Configuration", package: "swift-configuration",
@@ -404,7 +435,7 @@ let package = Package(
             name: "CourierConfigurationTests",
             dependencies: [
                 "CourierConfiguration", "CourierCore", "CourierResilience", "CourierURLSession",
-                "CourierAsyncHTTPClient",
+                "CourierAsyncHTTPClient", "CourierTLS",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .product(
                     name: "Configuration", package: "swift-configuration",
@@ -494,9 +525,9 @@ let package = Package(
             name: "CourierCoreTests",
             dependencies: [
                 "CourierCore", "CourierTesting", "CourierCodable", "CourierTestSupport",
-                // Integration of the satellites' authenticator and event
-                // streams with the pipeline.
-                "CourierAuthentication", "CourierStreamFormats",
+                // Integration of the satellites' authenticator, event
+                // streams and concurrency groups with the pipeline.
+                "CourierAuthentication", "CourierStreamFormats", "CourierConcurrencyGroups",
             ],
             path: "Modules/CourierCore/Tests"
         ),

@@ -37,14 +37,16 @@ let package = Package(
         bench("courier-scale-bench", [], courier: ["CourierCurl"]),
         // 100 concurrent requests over HTTP/2: CourierCurl (h2c and TLS) and
         // AsyncHTTPClient (TLS).
-        bench("courier-h2-bench", [], courier: ["CourierCurl"], ahc: true),
+        bench("courier-h2-bench", [], courier: ["CourierCurl", "CourierTLS"], ahc: true),
         // Decoders next to hand-written jansson.
         bench("courier-json-bench", ["CBenchJansson"], courier: ["CourierJansson", "CourierCodable"]),
         // The call pipeline's own cost, over a stub transport (no sockets).
         bench("courier-pipeline-bench", [], courier: ["CourierCore", "CourierCodable", "CourierTesting"]),
         // What flow control adds to a call: a ConcurrencyGroup and an
         // Authenticator with no refresh due, 1,000 calls at once.
-        bench("courier-flow-bench", [], courier: ["CourierCore", "CourierAuthentication", "CourierTesting"]),
+        bench(
+            "courier-flow-bench", [],
+            courier: ["CourierCore", "CourierAuthentication", "CourierConcurrencyGroups", "CourierTesting"]),
         // hiredis from C: the raw round trip a Redis hit is measured against.
         .systemLibrary(name: "CBenchHiredis"),
         // A Redis hit through the pipeline next to a raw GET and the network.

@@ -1,6 +1,7 @@
 import CourierAsyncHTTPClient
 import CourierCore
 import CourierCurl
+import CourierTLS
 import CourierURLSession
 import Foundation
 import HTTPTypes

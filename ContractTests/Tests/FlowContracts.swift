@@ -1,5 +1,6 @@
 import CourierAuthentication
 import CourierCodable
+import CourierConcurrencyGroups
 import CourierCore
 import CourierTesting
 import HTTPTypes
@@ -176,10 +177,10 @@ struct FlowContracts {
     }
 
     static func client(_ kind: ContractTransport, _ group: ConcurrencyGroup) -> APIClient {
-        APIClient(
-            configuration: .init(
-                transport: kind.transport, decoder: .codable, timeout: contractSafetyNet, clock: TestClock(),
-                concurrencyGroup: group))
+        var configuration = APIClient.Configuration(
+            transport: kind.transport, decoder: .codable, timeout: contractSafetyNet, clock: TestClock())
+        configuration.concurrencyGroup = group
+        return APIClient(configuration: configuration)
     }
 
     @Test(arguments: ContractTransport.allCases)
@@ -207,11 +208,12 @@ struct FlowContracts {
         try await contract("flow: cancelOthers ends running and queued calls, never retried", kind) {
             try await ContractServer.with("flow.json") { server in
                 let group = ConcurrencyGroup("search")
-                let client = APIClient(
-                    configuration: .init(
-                        transport: kind.transport, decoder: .codable,
-                        retryPolicy: RetryPolicy(maxAttempts: 3, retryIf: { _ in true }),
-                        timeout: contractSafetyNet, clock: TestClock(), concurrencyGroup: group))
+                var configuration = APIClient.Configuration(
+                    transport: kind.transport, decoder: .codable,
+                    retryPolicy: RetryPolicy(maxAttempts: 3, retryIf: { _ in true }),
+                    timeout: contractSafetyNet, clock: TestClock())
+                configuration.concurrencyGroup = group
+                let client = APIClient(configuration: configuration)
                 let running = Self.stalled(client, server)
                 try await Self.settle(group, running: 1, queued: 0)
                 let queued = Self.start(client, Self.quick("b", server, .waitUntilAllDone))

@@ -10,6 +10,7 @@
 
 import BenchSupport
 import CourierAuthentication
+import CourierConcurrencyGroups
 import CourierCore
 import CourierTesting
 import Foundation
@@ -54,8 +55,9 @@ func client(_ workload: Workload) -> APIClient {
     if workload == .passThrough {
         interceptors = [ClosureInterceptor { request, _, next in try await next(request) }]
     }
-    return APIClient(
-        configuration: .init(transport: stub, callInterceptors: interceptors, concurrencyGroup: group))
+    var configuration = APIClient.Configuration(transport: stub, callInterceptors: interceptors)
+    configuration.concurrencyGroup = group
+    return APIClient(configuration: configuration)
 }
 
 struct BenchFailure: Error {}

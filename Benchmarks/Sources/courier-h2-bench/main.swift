@@ -12,6 +12,7 @@ import AsyncHTTPClient
 import BenchSupport
 @_spi(Transport) import CourierCore
 import CourierCurl
+import CourierTLS
 import Foundation
 import HTTPTypes
 import NIOCore

@@ -2,10 +2,12 @@
 // transport each platform can link (Package.swift's conditions, mirrored).
 @_exported import CourierAuthentication
 @_exported import CourierCodable
+@_exported import CourierConcurrencyGroups
 @_exported import CourierCore
 @_exported import CourierPagination
 @_exported import CourierResilience
 @_exported import CourierStreamFormats
+@_exported import CourierTLS
 @_exported import HTTPTypes
 
 #if os(Linux) || os(macOS)

@@ -1,8 +1,9 @@
 #if AsyncHTTPClient
     @_spi(Transport) import CourierCore
+    @_spi(Transport) import CourierTLS
     import NIOSSL
 
-    /// ``CourierCore/TLSSettings`` as NIOSSL's `TLSConfiguration`.
+    /// ``CourierTLS/TLSSettings`` as NIOSSL's `TLSConfiguration`.
     enum AHCTLS {
         /// The client configuration for `settings`: certificate verification
         /// always on; a CA bundle replaces the system's roots (as with

@@ -1,6 +1,7 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
     @_spi(Transport) public import CourierCore
+    public import CourierTLS
     import HTTPTypes
     import NIOCore
     import NIOPosix

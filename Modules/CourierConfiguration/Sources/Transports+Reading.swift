@@ -1,6 +1,7 @@
 #if Configuration
     public import Configuration
-    public import CourierCore
+    import CourierCore
+    public import CourierTLS
     public import CourierURLSession
     import Foundation
     #if canImport(FoundationNetworking)

@@ -3,6 +3,7 @@
     import CourierConfiguration
     import CourierCore
     import CourierResilience
+    import CourierTLS
     import CourierURLSession
     import Foundation
     import SystemPackage

@@ -1,5 +1,6 @@
 import CCurl
 import CourierCore
+import CourierTLS
 
 #if canImport(CCurlOpenSSL)
     import CCurlOpenSSL

@@ -1,5 +1,6 @@
 import CCurl
 @_spi(Transport) import CourierCore
+@_spi(Transport) import CourierTLS
 import Foundation
 import HTTPTypes
 
@@ -7,8 +8,8 @@ import HTTPTypes
     import CCurlOpenSSL
 #endif
 
-/// Certificate pinning for `CurlTransport` (``/CourierCore/TLSSettings/pinnedPublicKeys``
-/// and ``/CourierCore/TLSSettings/pinning``).
+/// Certificate pinning for `CurlTransport` (``/CourierTLS/TLSSettings/pinnedPublicKeys``
+/// and ``/CourierTLS/TLSSettings/pinning``).
 ///
 /// With libcurl over OpenSSL, every new connection's handshake checks the
 /// verified chain — leaf, intermediates, root — against the host's pins
@@ -16,7 +17,7 @@ import HTTPTypes
 /// ``curlChainIsPinned(_:_:_:)``), and a mismatch fails the request naming
 /// the host, the chain's keys and the pins. A reused connection was checked
 /// when it was opened, for the same host and the same pins. Over another TLS
-/// library only ``/CourierCore/TLSSettings/pinnedPublicKeys`` can be honoured
+/// library only ``/CourierTLS/TLSSettings/pinnedPublicKeys`` can be honoured
 /// (libcurl's `CURLOPT_PINNEDPUBLICKEY`: the leaf's key only), and per-host
 /// pinning is refused when the transport is made.
 enum CurlPinning {

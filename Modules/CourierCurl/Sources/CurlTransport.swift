@@ -1,5 +1,6 @@
 import CCurl
 @_spi(Transport) public import CourierCore
+public import CourierTLS
 import Foundation
 import HTTPTypes
 import Synchronization

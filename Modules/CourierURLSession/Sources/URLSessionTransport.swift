@@ -1,4 +1,5 @@
 @_spi(Transport) public import CourierCore
+public import CourierTLS
 import HTTPTypes
 import Synchronization
 
@@ -70,7 +71,7 @@ public final class URLSessionTransport: Transport {
     /// Creates a transport with custom TLS trust or a client certificate.
     ///
     /// - Throws: ``/CourierCore/TransportError/Code/unsupported`` for anything but
-    ///   ``/CourierCore/TLSSettings/system``. On Linux, FoundationNetworking does not hand
+    ///   ``/CourierTLS/TLSSettings/system``. On Linux, FoundationNetworking does not hand
     ///   server-trust or client-certificate challenges to the delegate, so a
     ///   private CA, pins or mutual TLS cannot be honoured; on Apple platforms
     ///   Courier does not implement them yet. Use `CurlTransport`, which can.

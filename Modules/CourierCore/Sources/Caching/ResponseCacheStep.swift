@@ -6,7 +6,7 @@ import HTTPTypes
 /// before the network is asked; whatever the network answers goes back
 /// through the cache (a 304 becomes the stored response). A step of a
 /// client with a cache, except for streams.
-struct ResponseCacheStep: CallTierStep, PassStep {
+struct ResponseCacheStep: CallTierStep, FollowingPassStep {
     let cache: any ResponseCaching
 
     /// Before `.identity`: the cache's part in this pass, when it takes one.

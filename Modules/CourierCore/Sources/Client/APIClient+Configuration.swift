@@ -49,11 +49,6 @@ extension APIClient {
         public var maxReplays: Int
         /// The clock for retry delays and deadlines.
         public var clock: any CourierClock
-        /// The ``ConcurrencyGroup`` every call of this client joins, with its
-        /// endpoint's ``ConcurrencyPolicy`` (``ConcurrencyPolicy/default``
-        /// unless the endpoint sets one); `nil` (no group) by default.
-        /// Several clients may share a group.
-        public var concurrencyGroup: ConcurrencyGroup?
         /// How redirects are followed: ``RedirectPolicy/follow`` (five hops,
         /// no https→http, a hop to another origin drops credentials) by
         /// default. The pipeline follows them, hop by hop, for every transport:
@@ -96,7 +91,6 @@ extension APIClient {
             maxDownloadSize: Int64? = nil,
             maxReplays: Int = 3,
             clock: any CourierClock = SystemClock(),
-            concurrencyGroup: ConcurrencyGroup? = nil,
             redirects: RedirectPolicy = .follow,
             cookies: (any CookieStorage)? = nil,
             idleTimeout: Duration? = nil,
@@ -122,7 +116,6 @@ extension APIClient {
             self.maxDownloadSize = maxDownloadSize
             self.maxReplays = maxReplays
             self.clock = clock
-            self.concurrencyGroup = concurrencyGroup
             self.redirects = redirects
             self.cookies = cookies
             self.eventMonitors = eventMonitors

@@ -120,7 +120,7 @@ public final class APIClient: Sendable {
     public func cancelAll() { services.cancelAll() }
 
     /// Ends this client's running calls whose endpoint carries `tag`
-    /// (``Endpoint/tagged(_:)``), whatever ``ConcurrencyGroup`` they are in,
+    /// (``Endpoint/tagged(_:)``), whatever concurrency group they are in,
     /// as ``cancelAll()`` ends every call: each fails once with
     /// ``CourierError/Code/cancelled``, its transfer stops, no retry follows.
     /// Calls started afterwards are not affected.

@@ -1,18 +1,17 @@
 extension CallSettings {
     /// The steps around a call's attempt loop: the response cache's when
     /// the client has one, coalescing's when the endpoint coalesces (never
-    /// for a download); and the call-scoped steps: the concurrency group's
-    /// membership (`concurrency`), the cache's and coalescing's part in
-    /// each pass. A stream's tier has only the membership.
+    /// for a download); and the call-scoped steps: the satellites' (a
+    /// concurrency group's membership), the cache's and coalescing's part
+    /// in each pass. A stream's tier has only the satellites'.
     static func callTier(
         _ spec: EndpointSpec, _ configuration: APIClient.Configuration, coalescing: Coalescing?,
-        concurrency: Bool, stream: Bool
+        contributors: [any ClientExtension], stream: Bool
     )
         -> CallTierChain
     {
         var steps: [any CallTierStep] = []
-        var passSteps: [any PassStep] = []
-        if concurrency { passSteps.append(GroupMembershipStep()) }
+        var passSteps = contributors.flatMap { $0.passSteps(for: spec, in: configuration) }
         guard !stream else { return CallTierChain(steps, passSteps: passSteps) }
         if let cache = configuration.responseCache {
             let step = ResponseCacheStep(cache: cache)
@@ -35,12 +34,11 @@ extension CallSettings {
     static func attemptSteps(
         _ spec: EndpointSpec, _ configuration: APIClient.Configuration,
         attemptInterceptors: [any Interceptor],
-        plugins: [any Plugin], concurrency: Bool, shared: Bool
+        plugins: [any Plugin], contributors: [any ClientExtension], shared: Bool
     ) -> [(slot: AttemptSlot, step: any AttemptStep)] {
         var steps: [(slot: AttemptSlot, step: any AttemptStep)] = [
             (.budget, AttemptBudgetStep()), (.validation, AttemptValidationStep()),
         ]
-        if concurrency { steps.append((.groupAdmission, GroupAdmissionStep())) }
         if let destination = spec.destination {
             steps.append((.downloadStaging, DownloadStagingStep(destination: destination)))
             if destination.options.contains(.resumable) {
@@ -66,9 +64,7 @@ extension CallSettings {
         }
         if shared { steps.append((.identityCheck, IdentityCheckStep())) }
         // The satellites' steps (ClientExtension), in a stable order.
-        for (_, satellite) in configuration.extensions.sorted(by: { "\($0.key)" < "\($1.key)" }) {
-            steps += satellite.attemptSteps(for: spec, in: configuration)
-        }
+        for satellite in contributors { steps += satellite.attemptSteps(for: spec, in: configuration) }
         return steps
     }
 }

@@ -31,10 +31,6 @@ final class CallSettings: Sendable {
     let attemptInterceptors: [any Interceptor]
     /// Client's, then the node's, then the endpoint's, then the call's.
     let plugins: [any Plugin]
-    /// The endpoint's group, or the client's.
-    let concurrencyGroup: ConcurrencyGroup?
-    /// The endpoint's policy; `nil` is `.default`.
-    let concurrencyPolicy: ConcurrencyPolicy?
     /// Whether identical calls in flight share an exchange; `nil`: never.
     let coalescing: Coalescing?
     /// Whether an authenticating interceptor runs per call (for a response
@@ -94,8 +90,6 @@ final class CallSettings: Sendable {
         )
         plugins = Self.joined(
             Self.joined(Self.joined(configuration.plugins, node.plugins), spec.plugins), callPlugins)
-        concurrencyGroup = spec.concurrencyGroup ?? configuration.concurrencyGroup
-        concurrencyPolicy = spec.concurrencyPolicy
         coalescing = spec.coalescing
         authenticatesPerCall = callInterceptors.contains(where: Self.authenticates)
         redirects = configuration.redirects
@@ -105,15 +99,15 @@ final class CallSettings: Sendable {
             guard let hidden = (plugin as? any Redacting)?.redaction.headers else { return credentials }
             return credentials.declaring(hidden.map(\.rawName))
         }
-        let concurrency = concurrencyGroup != nil || concurrencyPolicy != nil
+        let contributors = Self.contributors(spec, configuration)
         let steps = Self.attemptSteps(
             spec, configuration, attemptInterceptors: attemptInterceptors, plugins: plugins,
-            concurrency: concurrency, shared: coalescing != nil || configuration.responseCache != nil)
+            contributors: contributors, shared: coalescing != nil || configuration.responseCache != nil)
         callAttempt = AttemptChain(steps + [(.exchange, HopStage())])
         callTier = Self.callTier(
-            spec, configuration, coalescing: coalescing, concurrency: concurrency, stream: false)
+            spec, configuration, coalescing: coalescing, contributors: contributors, stream: false)
         streamTier = Self.callTier(
-            spec, configuration, coalescing: coalescing, concurrency: concurrency, stream: true)
+            spec, configuration, coalescing: coalescing, contributors: contributors, stream: true)
         streamAttempt = AttemptChain(
             steps.filter {
                 $0.slot != .downloadStaging && $0.slot != .downloadResume && $0.slot != .identityCheck
@@ -157,7 +151,7 @@ extension EndpointSpec {
             || timeout != nil || idleTimeout != nil || destination != nil
             || maxBodySize != nil || maxDownloadSize != nil || !parameterInterceptors.isEmpty
             || !callInterceptors.isEmpty
-            || !attemptInterceptors.isEmpty || !plugins.isEmpty || concurrencyPolicy != nil
-            || concurrencyGroup != nil || coalescing != nil
+            || !attemptInterceptors.isEmpty || !plugins.isEmpty || coalescing != nil
+            || !attachments.stepContributors.isEmpty
     }
 }

@@ -3,11 +3,39 @@
 /// the seam through which families of features live outside CourierCore.
 /// Package-level: an app sets a satellite's public properties on
 /// ``APIClient/Configuration``, which store one of these.
+///
+/// An endpoint's attachment (``EndpointAttachments``) may be one too: its
+/// steps are chosen for that endpoint's calls whatever the client holds,
+/// and the client's extension of the same feature leaves such an endpoint
+/// to it.
 package protocol ClientExtension: Sendable {
     /// The attempt steps this extension adds to calls of `spec` under
     /// `configuration`, each in its ``AttemptSlot``; none when it is off.
     func attemptSteps(for spec: EndpointSpec, in configuration: APIClient.Configuration)
         -> [(slot: AttemptSlot, step: any AttemptStep)]
+
+    /// The steps this extension adds to each pass of calls of `spec` (and
+    /// of streams): what it joins for the call and lets go of when the call
+    /// ends (``PassStep``); none by default.
+    func passSteps(for spec: EndpointSpec, in configuration: APIClient.Configuration) -> [any PassStep]
+}
+
+extension ClientExtension {
+    package func passSteps(for spec: EndpointSpec, in configuration: APIClient.Configuration)
+        -> [any PassStep]
+    { [] }
+}
+
+extension CallSettings {
+    /// The extensions that add steps to calls of `spec`: the client's, then
+    /// the endpoint's own, each in a stable order.
+    static func contributors(_ spec: EndpointSpec, _ configuration: APIClient.Configuration)
+        -> [any ClientExtension]
+    {
+        let client = configuration.extensions.sorted { "\($0.key)" < "\($1.key)" }.map(\.value)
+        let endpoint = spec.attachments.stepContributors.sorted { "\($0.key)" < "\($1.key)" }.map(\.value)
+        return client + endpoint
+    }
 }
 
 extension APIClient.Configuration {

@@ -156,24 +156,9 @@ extension Endpoint {
         return copy
     }
 
-    /// A copy whose calls follow `policy` in `group` — or, without one, in
-    /// the client's ``APIClient/Configuration/concurrencyGroup`` (a call
-    /// with a policy and no group anywhere fails with
-    /// ``CourierError/Code/invalidRequest``).
-    ///
-    /// ```swift
-    /// let search = Endpoint<[Item]>(.get("search"), on: .api).concurrency(.cancelOthers, in: typing)
-    /// ```
-    public func concurrency(_ policy: ConcurrencyPolicy, in group: ConcurrencyGroup? = nil) -> Endpoint {
-        var copy = self
-        copy.spec.concurrencyPolicy = policy
-        if let group { copy.spec.concurrencyGroup = group }
-        return copy
-    }
-
     /// A copy whose calls carry `tags` besides the endpoint's own, so that
     /// they can be cancelled together whatever group they are in
-    /// (``APIClient/cancelAll(tagged:)``, ``ConcurrencyGroup/cancelAll(tagged:)``):
+    /// (``APIClient/cancelAll(tagged:)``, a concurrency group's `cancelAll(tagged:)`):
     /// every call of a screen that is closing, say.
     ///
     /// ```swift

@@ -4,14 +4,23 @@
 /// modifier of its own in front (`endpoint.cache(…)`).
 package struct EndpointAttachments: Sendable {
     private var values: [ObjectIdentifier: any Sendable] = [:]
+    /// The attached values that add steps to the endpoint's calls (a
+    /// concurrency policy's), by their key: what makes the endpoint's
+    /// settings its own (``EndpointSpec/overridesClientSettings``).
+    package private(set) var stepContributors: [ObjectIdentifier: any ClientExtension] = [:]
 
     /// No attachments.
     package init() {}
 
-    /// The value kept under `key`, or `nil`.
+    /// The value kept under `key`, or `nil`. A value that is a
+    /// ``ClientExtension`` adds its steps to the endpoint's calls, even on
+    /// a client that has none of that feature.
     package subscript<Key: EndpointAttachmentKey>(_ key: Key.Type) -> Key.Value? {
         get { values[ObjectIdentifier(key)] as? Key.Value }
-        set { values[ObjectIdentifier(key)] = newValue }
+        set {
+            values[ObjectIdentifier(key)] = newValue
+            stepContributors[ObjectIdentifier(key)] = newValue as? any ClientExtension
+        }
     }
 
     /// The value kept under the key type `id` (`ObjectIdentifier(Key.self)`):

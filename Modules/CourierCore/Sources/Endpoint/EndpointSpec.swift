@@ -126,20 +126,6 @@ public struct EndpointSpec: Sendable {
         set { SharedFields.unique(&box).fields.maxDownloadSize = newValue }
     }
 
-    /// How this endpoint's calls behave towards the other calls of their
-    /// ``ConcurrencyGroup``; `nil` is ``ConcurrencyPolicy/default``. A policy
-    /// needs a group: this endpoint's, or the client's.
-    public var concurrencyPolicy: ConcurrencyPolicy? {
-        get { box.fields.concurrencyPolicy }
-        set { SharedFields.unique(&box).fields.concurrencyPolicy = newValue }
-    }
-    /// The group this endpoint's calls join instead of the client's
-    /// (``APIClient/Configuration/concurrencyGroup``).
-    public var concurrencyGroup: ConcurrencyGroup? {
-        get { box.fields.concurrencyGroup }
-        set { SharedFields.unique(&box).fields.concurrencyGroup = newValue }
-    }
-
     /// Whether calls are authenticated (``CallContext/authenticates``):
     /// `true` unless the endpoint opts out — a login or token endpoint, a
     /// public resource.
@@ -156,7 +142,8 @@ public struct EndpointSpec: Sendable {
     }
 
     /// Names for this endpoint's calls, to cancel them together:
-    /// ``APIClient/cancelAll(tagged:)`` and ``ConcurrencyGroup/cancelAll(tagged:)``.
+    /// ``APIClient/cancelAll(tagged:)`` and CourierConcurrencyGroups'
+    /// `ConcurrencyGroup.cancelAll(tagged:)`.
     public var tags: Set<String> {
         get { box.fields.tags }
         set { SharedFields.unique(&box).fields.tags = newValue }
@@ -191,8 +178,6 @@ public struct EndpointSpec: Sendable {
         var encodedQuery: String? = nil
         var maxBodySize: Int? = nil
         var maxDownloadSize: Int64? = nil
-        var concurrencyPolicy: ConcurrencyPolicy? = nil
-        var concurrencyGroup: ConcurrencyGroup? = nil
         var authenticates = true
         var coalescing: Coalescing? = nil
         var tags: Set<String> = []

@@ -46,10 +46,10 @@ extension CourierError {
         /// control character; the request was refused before it was sent
         /// (RFC 9110 §5.5).
         public static let invalidHeader = Code("invalidHeader")
-        /// Another call of the same ``ConcurrencyGroup`` with
-        /// ``ConcurrencyPolicy/cancelOthers`` ended this one; never retried.
+        /// Another call of the same concurrency group (CourierConcurrencyGroups) with
+        /// `.cancelOthers` ended this one; never retried.
         public static let cancelledByPolicy = Code("cancelledByPolicy")
-        /// The call's ``ConcurrencyPolicy/ignoreCurrent`` policy refused it
+        /// The call's `.ignoreCurrent` policy refused it
         /// because another call of its group was running; never retried.
         public static let ignoredByPolicy = Code("ignoredByPolicy")
         /// Authentication failed for good: the credential could not be
@@ -108,7 +108,7 @@ extension CourierError {
         public static let decoding = Stage("decoding")
         /// Deciding whether and when to retry, in the attempt loop (7).
         public static let retry = Stage("retry")
-        /// A ``ConcurrencyGroup`` deciding whether an attempt may run (7).
+        /// A concurrency group (CourierConcurrencyGroups) deciding whether an attempt may run (7).
         public static let concurrency = Stage("concurrency")
         /// An `Authenticator` applying or refreshing a credential (5, or 7
         /// when it runs per attempt).

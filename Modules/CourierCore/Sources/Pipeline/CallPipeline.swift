@@ -151,7 +151,7 @@ struct CallPipeline: Sendable {
     ) async -> Result<Response, CourierError> {
         guard state.scope.followsUp else { return result }
         var result = result
-        for step in state.plan.callTier.passSteps {
+        for case let step as any FollowingPassStep in state.plan.callTier.passSteps {
             result = await step.followUp(result, &outcome, endpoint, &state, stored: stored)
         }
         return result

@@ -21,14 +21,18 @@ package struct CallState: Sendable {
     /// a concurrency policy).
     package let cancellation: CallCancellation
     /// What the call-scoped features keep for the call (``PassStep``).
-    var scope = CallScope()
+    package var scope = CallScope()
     /// What the per-attempt interceptors and plugins declare they add,
     /// asked once per pass when a step keys on it (`.identity`); `nil`
     /// otherwise (``PassIdentity``).
     var identity: PassIdentity?
 
     /// The context interceptors and plugins see.
-    var context: CallContext { plan.context }
+    package var context: CallContext { plan.context }
+    /// The endpoint this pass sends.
+    package var spec: EndpointSpec { plan.spec }
+    /// Whether the call is a stream: its attempt's end is its body's.
+    package var isStream: Bool { plan.call.stream != nil }
     /// The settings in force.
     var settings: CallSettings { plan.settings }
 

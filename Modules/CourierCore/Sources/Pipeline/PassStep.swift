@@ -6,14 +6,28 @@
 /// of these features runs none of them.
 ///
 /// What a step keeps for one call lives in the call's ``CallScope``; the
-/// pipeline hands the state over and names no feature.
-protocol PassStep: Sendable {
+/// pipeline hands the state over and names no feature. Package-level: a
+/// satellite contributes its own through ``ClientExtension``.
+package protocol PassStep: Sendable {
     /// After `.encoding`, before `.identity`: joins what the feature keeps
     /// for this pass (``CallScope``). A step that holds something until the
     /// call ends appends itself to ``CallScope/joined``.
     /// - Throws: Why the call cannot go on (a policy without a group).
     func begin(_ state: inout CallState) throws(CourierError)
 
+    /// The call ended (or a later pass's settings no longer choose this
+    /// step): lets go of what ``begin(_:)`` joined, and forgets it.
+    func end(_ scope: inout CallScope)
+}
+
+extension PassStep {
+    package func end(_ scope: inout CallScope) {}
+}
+
+/// A pass step that settles the pass's decoded result (the response
+/// cache's): the pipeline asks it only when it asked to
+/// (``CallScope/followsUp``).
+protocol FollowingPassStep: PassStep {
     /// `.cacheFollowUp`, after `.decoding`, for a step that asked for it
     /// (``CallScope/followsUp``): may replace the result, and may run
     /// another pass (`pipeline.pass`) to get it.
@@ -28,19 +42,6 @@ protocol PassStep: Sendable {
         _ result: Result<Response, CourierError>, _ outcome: inout CallPipeline.Outcome,
         _ endpoint: Endpoint<Response>, _ state: inout CallState, stored: EarlyDeliverySink<Response>?
     ) async -> Result<Response, CourierError>
-
-    /// The call ended (or a later pass's settings no longer choose this
-    /// step): lets go of what ``begin(_:)`` joined, and forgets it.
-    func end(_ scope: inout CallScope)
-}
-
-extension PassStep {
-    nonisolated(nonsending) func followUp<Response>(
-        _ result: Result<Response, CourierError>, _ outcome: inout CallPipeline.Outcome,
-        _ endpoint: Endpoint<Response>, _ state: inout CallState, stored: EarlyDeliverySink<Response>?
-    ) async -> Result<Response, CourierError> { result }
-
-    func end(_ scope: inout CallScope) {}
 }
 
 extension CallState {

@@ -1,5 +1,5 @@
 /// Waits that may end before they begin: the table a lock-holding owner
-/// (``ConcurrencyGroup``, CourierAuthentication's `Authenticator`, the client's in-flight calls)
+/// (CourierConcurrencyGroups' `ConcurrencyGroup`, CourierAuthentication's `Authenticator`, the client's in-flight calls)
 /// keeps of tasks waiting for something it decides.
 ///
 /// A wait is opened under the owner's lock when the decision "you wait" is

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Cancellation of one call that comes from outside its task:
-/// ``APIClient/cancelAll()``, and another call's
-/// ``ConcurrencyPolicy/cancelOthers`` (which gives a reason, ``reason``).
+/// ``APIClient/cancelAll()``, and another call's `.cancelOthers` policy in
+/// a concurrency group (which gives a reason, ``reason``).
 ///
 /// A call runs in its caller's task, so cancelling it from elsewhere cannot
 /// cancel that task (which would also end the caller's other work, for
@@ -75,7 +75,7 @@ public final class CallCancellation: Sendable {
     /// Cancels the call: runs every handler once, outside the lock.
     /// - Parameter reason: The error the call ends with instead of
     ///   ``CourierError/Code/cancelled``; the first cancellation's reason stays.
-    func cancel(because reason: CourierError? = nil) {
+    package func cancel(because reason: CourierError? = nil) {
         let handlers = state.withLock { state in
             guard !state.cancelled else { return [(id: UInt64, run: @Sendable () -> Void)]() }
             state.cancelled = true

@@ -1,4 +1,5 @@
 import CourierAuthentication
+import CourierConcurrencyGroups
 @_spi(Locking) import CourierCore
 import CourierTestSupport
 import CourierTesting
@@ -83,8 +84,8 @@ struct EventMonitorTests {
             return .json("{}")
         }
         let monitor = Recorder()
-        var configuration = APIClient.Configuration(
-            transport: transport, concurrencyGroup: ConcurrencyGroup())
+        var configuration = APIClient.Configuration(transport: transport)
+        configuration.concurrencyGroup = ConcurrencyGroup()
         configuration.eventMonitors = [monitor]
         let client = APIClient(configuration: configuration)
         let endpoint = Endpoint<RawResponse>(.get("shared"), on: .api).coalesced()

@@ -1,6 +1,7 @@
+import CourierCore
 import Testing
 
-@testable import CourierCore
+@testable import CourierConcurrencyGroups
 
 /// Every transition of ``ConcurrencyGroupState``, as tables of events and
 /// what each one answers, with the invariant checked after every step.

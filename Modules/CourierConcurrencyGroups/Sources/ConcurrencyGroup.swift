@@ -1,15 +1,18 @@
+@_spi(Locking) import CourierCore
+
 /// A domain in which ``ConcurrencyPolicy`` applies: the
-/// calls of every ``APIClient`` that names the same group see each other.
+/// calls of every ``/CourierCore/APIClient`` that names the same group see each other.
 ///
-/// Give a client a group (``APIClient/Configuration/concurrencyGroup``) and
+/// Give a client a group (`APIClient.Configuration.concurrencyGroup`) and
 /// every call it makes joins it, with its endpoint's policy (``ConcurrencyPolicy/default``
 /// unless the endpoint says otherwise); or name a group on an endpoint
-/// (``Endpoint/concurrency(_:in:)``). A shopping cart's add, update and
+/// (`Endpoint.concurrency(_:in:)`). A shopping cart's add, update and
 /// delete calls, made by different clients, queue behind each other:
 ///
 /// ```swift
 /// let cart = ConcurrencyGroup("cart")
-/// let config = APIClient.Configuration(transport: CurlTransport.shared, concurrencyGroup: cart)
+/// var config = APIClient.Configuration(transport: CurlTransport.shared)
+/// config.concurrencyGroup = cart
 /// // Every cart call waits for the one before it:
 /// let update = Endpoint<Cart>(.put("cart/items/7"), on: .api).concurrency(.waitUntilAllDone)
 /// ```
@@ -17,7 +20,7 @@
 /// The rules live in `ConcurrencyGroupState` (an internal value, tested as a table);
 /// this class holds it behind one lock and carries out its decisions:
 /// wakes queued attempts, and ends calls that `cancelOthers` cancelled through
-/// their ``CallCancellation`` (their transfer stops). When nothing waits, an
+/// their ``/CourierCore/CallCancellation`` (their transfer stops). When nothing waits, an
 /// attempt takes the lock twice — once to start, once to finish — and
 /// allocates nothing.
 public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
@@ -56,7 +59,7 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
     // MARK: - The pipeline's side
 
     /// Ends every call of the group — running, queued, or between attempts
-    /// (in a retry wait) — with ``CourierError/Code/cancelled``, whichever
+    /// (in a retry wait) — with ``/CourierCore/CourierError/Code/cancelled``, whichever
     /// client made it. Each
     /// call fails once, its transfer stops, no retry follows; calls that
     /// join afterwards are not affected.
@@ -68,7 +71,7 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
     }
 
     /// Ends the calls of the group whose endpoint carries `tag`
-    /// (``Endpoint/tagged(_:)``), as ``cancelAll()`` ends them all.
+    /// (``/CourierCore/Endpoint/tagged(_:)``), as ``cancelAll()`` ends them all.
     /// - Parameter tag: The tag the calls to end carry.
     public func cancelAll(tagged tag: String) {
         let calls = inner.withLock { $0.calls.values.filter { $0.tags.contains(tag) }.map(\.call) }
@@ -88,9 +91,9 @@ public final class ConcurrencyGroup: Sendable, CustomStringConvertible {
     }
 
     /// An attempt asks to run; returns when it may, or throws why it may not.
-    /// - Throws: ``CourierError/Code/ignoredByPolicy``,
-    ///   ``CourierError/Code/cancelledByPolicy``, or
-    ///   ``CourierError/Code/cancelled`` when the task or the call is cancelled while queued.
+    /// - Throws: ``/CourierCore/CourierError/Code/ignoredByPolicy``,
+    ///   ``/CourierCore/CourierError/Code/cancelledByPolicy``, or
+    ///   ``/CourierCore/CourierError/Code/cancelled`` when the task or the call is cancelled while queued.
     /// - Returns: What the policy decided, for the call's monitors.
     @discardableResult
     func admit(

@@ -1,3 +1,4 @@
+import CourierConcurrencyGroups
 import CourierCore
 import CourierTestSupport
 import CourierTesting

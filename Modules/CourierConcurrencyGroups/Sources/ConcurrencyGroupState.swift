@@ -1,3 +1,5 @@
+@_spi(Locking) import CourierCore
+
 /// The rules of a ``ConcurrencyGroup`` as a plain value: events in, decisions
 /// out, no locks, no tasks, no clock — so every transition is tested as a
 /// table (`ConcurrencyGroupStateTests`). ``ConcurrencyGroup`` holds one behind

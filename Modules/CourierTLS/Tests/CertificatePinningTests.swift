@@ -1,4 +1,4 @@
-@_spi(Transport) import CourierCore
+@_spi(Transport) import CourierTLS
 import Foundation
 import Testing
 

@@ -1,3 +1,5 @@
+@_spi(Locking) import CourierCore
+
 /// The call's concurrency group admits every attempt, retries included
 /// (``AttemptSlot/groupAdmission``): its policy may queue it or refuse it.
 /// The attempt counts as running until it ends — a stream whose head is in,
@@ -6,12 +8,14 @@ struct GroupAdmissionStep: AttemptStep {
     nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
         async throws(CourierError) -> RawResponse
     {
-        guard let membership = state.scope.membership else { return try await next(&attempt, state) }
+        guard let membership = state.scope[held: GroupMembership.self] else {
+            return try await next(&attempt, state)
+        }
         do throws(CourierError) {
-            try await membership.admit(state, attempt: state.budget.attempts + 1)
+            try await membership.admit(state, attempt: state.attemptsBegun + 1)
         } catch var refusal {
             refusal.request = attempt.request.head
-            refusal.attempt = state.budget.attempts
+            refusal.attempt = state.attemptsBegun
             throw refusal
         }
         let result: Result<RawResponse, CourierError>
@@ -20,7 +24,7 @@ struct GroupAdmissionStep: AttemptStep {
         } catch {
             result = .failure(error)
         }
-        let streamOpen: Bool = if case .success = result { state.plan.call.stream != nil } else { false }
+        let streamOpen: Bool = if case .success = result { state.isStream } else { false }
         if !streamOpen { membership.finish() }
         // Moved out, not copied: a copy of a response retains every part of it.
         switch consume result {

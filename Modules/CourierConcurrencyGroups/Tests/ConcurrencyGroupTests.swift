@@ -1,3 +1,4 @@
+import CourierConcurrencyGroups
 import CourierCore
 import CourierTestSupport
 import CourierTesting
@@ -12,11 +13,10 @@ struct ConcurrencyGroupTests {
         _ transport: HeldTransport, _ group: ConcurrencyGroup, retryPolicy: RetryPolicy = .never,
         clock: TestClock = TestClock(), callInterceptors: [any Interceptor] = []
     ) -> APIClient {
-        APIClient(
-            configuration: .init(
-                transport: transport, callInterceptors: callInterceptors, retryPolicy: retryPolicy,
-                clock: clock,
-                concurrencyGroup: group))
+        var configuration = APIClient.Configuration(
+            transport: transport, callInterceptors: callInterceptors, retryPolicy: retryPolicy, clock: clock)
+        configuration.concurrencyGroup = group
+        return APIClient(configuration: configuration)
     }
 
     /// `GET <path>` (a path under the node's `/v1`) with `policy`.

@@ -1,3 +1,4 @@
+import CourierConcurrencyGroups
 import CourierCore
 import CourierTestSupport
 import CourierTesting
@@ -119,8 +120,9 @@ struct GroupCancellationTests {
                 : .stream(.ndjson, [.text("{\"n\":3}\n")])
         }
         let group = ConcurrencyGroup("feeds")
-        let client = APIClient(
-            configuration: .init(transport: transport, clock: TestClock(), concurrencyGroup: group))
+        var configuration = APIClient.Configuration(transport: transport, clock: TestClock())
+        configuration.concurrencyGroup = group
+        let client = APIClient(configuration: configuration)
         let reply = try await client.stream(Endpoint<RawResponse>(.get("feed"), on: .api))
         var body = reply.body.makeAsyncIterator()
         #expect(try await body.next() == Array("{\"n\":1}\n".utf8))
@@ -148,8 +150,9 @@ struct GroupCancellationTests {
     @Test func aCancelledStreamLeavesItsGroup() async throws {
         let transport = ScriptedStreamTransport { _, _ in .stream(.ndjson, [.text("{}\n"), .hang]) }
         let group = ConcurrencyGroup("feeds")
-        let client = APIClient(
-            configuration: .init(transport: transport, clock: TestClock(), concurrencyGroup: group))
+        var configuration = APIClient.Configuration(transport: transport, clock: TestClock())
+        configuration.concurrencyGroup = group
+        let client = APIClient(configuration: configuration)
         let reply = try await client.stream(Endpoint<RawResponse>(.get("feed"), on: .api))
         #expect(group.runningCalls == 1)
         reply.body.cancel()

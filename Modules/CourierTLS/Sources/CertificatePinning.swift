@@ -35,7 +35,7 @@
 /// `CurlTransport` checks every certificate of the verified chain (with
 /// libcurl over OpenSSL) and names the chain's pins when none matches;
 /// `AsyncHTTPClientTransport` and `URLSessionTransport` refuse pins with
-/// ``TransportError/Code/unsupported`` — neither lets Courier see the chain.
+/// `TransportError` `.unsupported` — neither lets Courier see the chain.
 public struct CertificatePinning: Sendable, Hashable {
     /// What happens to a host that matches no pattern.
     public enum UnpinnedHosts: Sendable, Hashable {

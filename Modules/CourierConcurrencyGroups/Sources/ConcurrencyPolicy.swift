@@ -1,3 +1,5 @@
+@_spi(Locking) import CourierCore
+
 /// How a call behaves towards the other calls of its ``ConcurrencyGroup``.
 ///
 /// "Running" means an attempt of a call of the group is on the network now:
@@ -25,10 +27,10 @@ public struct ConcurrencyPolicy: Sendable, Hashable, CustomStringConvertible {
     public static let `default` = ConcurrencyPolicy(kind: .default)
     /// Ends every other call of the group — queued, waiting for a retry, or
     /// running (its transfer is stopped) — with
-    /// ``CourierError/Code/cancelledByPolicy``, then runs. The calls it ends
+    /// ``/CourierCore/CourierError/Code/cancelledByPolicy``, then runs. The calls it ends
     /// are never retried: a call the policy ended stays ended.
     public static let cancelOthers = ConcurrencyPolicy(kind: .cancelOthers)
-    /// Fails at once with ``CourierError/Code/ignoredByPolicy`` while any
+    /// Fails at once with ``/CourierCore/CourierError/Code/ignoredByPolicy`` while any
     /// call of the group runs, otherwise runs; never retried. A user tapping
     /// "refresh" twice sends one request, and the second tap gets a clear answer.
     public static let ignoreCurrent = ConcurrencyPolicy(kind: .ignoreCurrent)
