@@ -193,7 +193,7 @@ let package = Package(
             name: "CourierConcurrencyGroupsTests",
             dependencies: [
                 "CourierConcurrencyGroups", "CourierCore", "CourierTesting", "CourierCodable",
-                "CourierTestSupport",
+                "CourierTestSupport", "CourierStreamFormats",
             ],
             path: "Modules/CourierConcurrencyGroups/Tests"
         ),

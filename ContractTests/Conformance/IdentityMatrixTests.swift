@@ -10,6 +10,7 @@ import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
 import Testing
+import CourierStreamFormats
 
 /// One request identity: every place a credential can come from × every way
 /// a response is shared × every transport, two principals each. Each

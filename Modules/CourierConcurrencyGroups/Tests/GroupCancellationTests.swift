@@ -1,5 +1,6 @@
 import CourierConcurrencyGroups
 import CourierCore
+import CourierStreamFormats
 import CourierTestSupport
 import CourierTesting
 import HTTPTypes

@@ -5,7 +5,7 @@ extension APIClient {
     /// Server-sent events from the endpoint, as one sequence across
     /// reconnects, like a browser's `EventSource`.
     ///
-    /// Each connection is a streaming call (``/CourierCore/APIClient/stream(_:timeouts:plugins:)``)
+    /// Each connection is a streaming call (`APIClient.stream(_:timeouts:plugins:)`)
     /// sent with `Accept: text/event-stream` and, once an event had an id,
     /// `Last-Event-ID`: interceptors run on every one, so a token refreshed
     /// meanwhile is the one sent. When a connection drops or the server ends

@@ -1,64 +1,42 @@
-import HTTPTypes
+package import HTTPTypes
 
 extension APIClient {
-    /// Sends the endpoint and returns as soon as the response head is in
-    /// and valid; the body follows as it arrives (``StreamedBody``): for
-    /// server-sent events, NDJSON exports, a language model's tokens, a
-    /// long poll.
-    ///
-    /// The call goes through the pipeline like ``send(_:plugins:progress:)``
-    /// up to the head: endpoint mapping, parameter and per-call
-    /// interceptors (authentication, token refresh), every attempt's
-    /// interceptors and plugins, the retry policy for failures before the
-    /// head (a refused connection, a 503), and validation of the status and
-    /// content type. An answer validation refuses has its body read whole
-    /// (up to `maxBodySize`) and is thrown as the usual typed error, with
-    /// the envelope's business code when it carries one; so is a JSON
-    /// envelope with a failing code sent where the stream was expected.
-    /// The response cache and coalescing take no part; a concurrency group
-    /// counts the call as running until its body ends (read to the end,
-    /// failed, or cancelled), so a `wait` policy queues the next call behind
-    /// the whole stream. Plugins' `process` runs once,
-    /// when the body ends, with the counts in ``RawResponse/stream``.
-    ///
-    /// ```swift
-    /// let reply = try await client.stream(.orderEvents(id: 42))
-    /// for try await event in reply.body.serverSentEvents {
-    ///     print(event.type, event.data)
-    /// }
-    /// ```
-    /// - Parameters:
-    ///   - endpoint: The API to call; its response type is not used.
-    ///   - timeouts: The body's idle and total deadlines.
-    ///   - plugins: Plugins for this call only, after the client's and the endpoint's.
-    /// - Returns: The head, and the body to read.
-    /// - Throws: ``CourierError`` before the body: what ``send(_:plugins:progress:)`` would throw.
-    public func stream<Response>(
-        _ endpoint: Endpoint<Response>, timeouts: StreamTimeouts = .init(), plugins: [any Plugin] = []
-    ) async throws(CourierError) -> StreamingReply {
-        try await openStream(endpoint, timeouts: timeouts, plugins: plugins, reportsEnd: true).reply
-    }
-
-    /// A stream's connection: the reply, and what reporting its end needs.
-    package struct StreamConnection: Sendable {
-        package let reply: StreamingReply
+    /// A streaming call whose head is in and valid, with what reading its
+    /// body and reporting its end need: CourierStreamFormats wraps it in
+    /// the `StreamedBody` an app reads (`APIClient.stream`).
+    package struct OpenedStream: Sendable {
+        /// The validated head.
+        package let head: HTTPResponse
+        /// The body as the transport delivers it.
+        package let body: ResponseBodyStream
+        /// The request the head answers, for the body's errors.
+        package let request: HTTPRequest?
+        /// Requests sent before this head (retries included).
+        package let attempts: Int
+        /// The clock of the body's deadlines.
+        package let clock: any CourierClock
+        /// The call's cancellation from outside its task.
+        package let cancellation: CallCancellation
         /// The plugins and context of the call, for `process` at the end.
         package let plugins: [any Plugin]
         package let context: CallContext
+        /// Reports the body's end, exactly once: the call leaves what it
+        /// joined, monitors see `.streamEnded`, plugins' `process` runs
+        /// (when the stream reports its own end).
+        package let end: @Sendable (StreamSummary, CourierError?) async -> Void
     }
 
     /// Runs a streaming call's pass (`CallStage.endpointMapping` … `.validation`) and wraps the body it opened.
     /// - Parameters:
     ///   - endpoint: The API to call.
-    ///   - timeouts: The head and idle timeouts.
     ///   - plugins: Plugins for this call only.
     ///   - reportsEnd: Whether plugins' `process` runs when this body ends
     ///     (an event stream reports once for all its connections).
-    /// - Returns: The open connection: head and body.
+    /// - Returns: The open stream: head and body.
     /// - Throws: ``CourierError`` when the call fails before the head is in.
     package func openStream<Response>(
-        _ endpoint: Endpoint<Response>, timeouts: StreamTimeouts, plugins: [any Plugin], reportsEnd: Bool
-    ) async throws(CourierError) -> StreamConnection {
+        _ endpoint: Endpoint<Response>, plugins: [any Plugin], reportsEnd: Bool
+    ) async throws(CourierError) -> OpenedStream {
         let slot = StreamSlot()
         let (call, running) = services.start(endpoint, plugins, nil, role: .lastDelivery, stream: slot)
         var state = call
@@ -101,10 +79,10 @@ extension APIClient {
             slot.release(keeping: body)
             let head = response.head
             let metrics = response.metrics
-            let request = state.request?.head
-            let session = StreamSession(
-                body: body, request: request, attempt: state.budget.attempts, clock: settings.clock,
-                timeouts: timeouts, cancellation: state.cancellation
+            return OpenedStream(
+                head: head, body: body, request: state.request?.head, attempts: state.budget.attempts,
+                clock: settings.clock, cancellation: state.cancellation, plugins: settings.plugins,
+                context: context
             ) { [services] summary, error in
                 ending.endCall()
                 services.finishRunning(running)
@@ -116,9 +94,6 @@ extension APIClient {
                 error.response = error.response ?? ended
                 await report(.failure(error))
             }
-            let reply = StreamingReply(
-                head: head, body: StreamedBody(session: session), attempts: state.budget.attempts)
-            return StreamConnection(reply: reply, plugins: settings.plugins, context: context)
         }
     }
 }

@@ -60,7 +60,7 @@ final class ClientServices: Sendable {
     ///   - plugins: The call's own plugins.
     ///   - progress: The caller's progress handler.
     ///   - role: Who runs the call, for a response cache taking part in it.
-    ///   - stream: For a streaming call (``APIClient/stream(_:timeouts:plugins:)``),
+    ///   - stream: For a streaming call (CourierStreamFormats' `APIClient.stream(_:timeouts:plugins:)`),
     ///     what cancels the bodies its attempts open and the call does not return.
     /// - Returns: The state, and the slot to give ``finishRunning(_:)`` when the call ends.
     @inline(__always)

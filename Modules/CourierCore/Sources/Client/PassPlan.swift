@@ -72,7 +72,7 @@ struct CallInputs: Sendable {
     var cancellation: CallCancellation? = nil
     /// Who runs the call, for a response cache taking part in it.
     var cacheRole: CacheRole = .lastDelivery
-    /// For a streaming call (``APIClient/stream(_:timeouts:plugins:)``):
+    /// For a streaming call (CourierStreamFormats' `APIClient.stream(_:timeouts:plugins:)`):
     /// what cancels a body its attempts opened that the call does not return
     /// (the one it returns travels in the pass's response,
     /// ``RawResponse/openBody``). Such a call skips the response cache,

@@ -25,7 +25,7 @@ package enum ErrorMapping {
     }
 
     /// Errors from the transport: timeouts, cancellation and the rest.
-    static func transport(_ error: any Error, request: HTTPRequest, attempt: Int) -> CourierError {
+    package static func transport(_ error: any Error, request: HTTPRequest, attempt: Int) -> CourierError {
         if var courier = error as? CourierError {
             courier.request = courier.request ?? request
             courier.attempt = attempt

@@ -20,7 +20,7 @@ public import HTTPTypes
 }
 
 /// A transport that can hand a body over as it arrives
-/// (``APIClient/stream(_:timeouts:plugins:)`` needs one).
+/// (CourierStreamFormats' `APIClient.stream(_:timeouts:plugins:)` needs one).
 ///
 /// Beyond ``Transport``'s contract, `stream`:
 /// - returns once the response head is in, a redirect's included (the

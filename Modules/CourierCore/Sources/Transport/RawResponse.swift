@@ -32,7 +32,7 @@ public struct RawResponse: Sendable {
     /// call (`CourierCache` reads it as `cacheSource`); `nil` otherwise.
     package var cacheOrigin: CacheOrigin?
     /// For a streaming call: the body still on the wire, which the pass
-    /// hands to its caller (``APIClient/stream(_:timeouts:plugins:)``); the
+    /// hands to its caller (CourierStreamFormats' `APIClient.stream(_:timeouts:plugins:)`); the
     /// response's `body` beside it is empty.
     var openBody: ResponseBodyStream?
     /// For a streamed call, what its stream carried (bytes, chunks, events,

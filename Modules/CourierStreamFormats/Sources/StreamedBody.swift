@@ -1,14 +1,15 @@
+@_spi(Locking) @_spi(Transport) public import CourierCore
 import HTTPTypes
 
 /// A streamed call's body: chunks of bytes as they arrive, read once.
 ///
 /// Reading slowly pauses the transfer instead of buffering without bound
 /// (about a megabyte is held ahead of the reader); cancelling the reading
-/// task, ``cancel()``, ``APIClient/cancelAll()``, or dropping the body unread
+/// task, ``cancel()``, ``/CourierCore/APIClient/cancelAll()``, or dropping the body unread
 /// stops the transfer and closes its connection. Every error is a
-/// ``CourierError``: a drop mid-body (``CourierError/Code/transport``), a
-/// deadline of ``StreamTimeouts`` (``CourierError/Code/timedOut``),
-/// cancellation (``CourierError/Code/cancelled``).
+/// ``/CourierCore/CourierError``: a drop mid-body (``/CourierCore/CourierError/Code/transport``), a
+/// deadline of ``StreamTimeouts`` (``/CourierCore/CourierError/Code/timedOut``),
+/// cancellation (``/CourierCore/CourierError/Code/cancelled``).
 ///
 /// `.lines`, `.serverSentEvents` and `.decoded(_:using:badLines:)` read it
 /// as text, events or NDJSON models.
@@ -43,14 +44,14 @@ public struct StreamedBody: AsyncSequence, Sendable {
     /// An iterator over the chunks.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(session: session) }
 
-    /// Stops the transfer; the body ends with ``CourierError/Code/cancelled``.
+    /// Stops the transfer; the body ends with ``/CourierCore/CourierError/Code/cancelled``.
     public func cancel() { session.cancel() }
 
     /// What the body carried so far.
     public var summary: StreamSummary { session.summary }
 
     /// The most bytes held ahead of the reader at once so far: about a
-    /// megabyte at most, however slow the reader (see ``BodyStreamBuffer``).
+    /// megabyte at most, however slow the reader (CourierCore's `BodyStreamBuffer`).
     public var peakBufferedBytes: Int { session.body.peakBufferedBytes }
 
     /// Whether the transfer is held back now, waiting for the reader to catch up.
@@ -131,7 +132,7 @@ final class StreamSession: Sendable {
 
     func cancel() { body.cancel() }
 
-    /// Ends the body with ``CourierError/Code/timedOut``.
+    /// Ends the body with ``/CourierCore/CourierError/Code/timedOut``.
     private func expire(_ message: String) {
         body.cancel(failing: CourierError(.timedOut, stage: .transport, message: message))
     }
