@@ -4,12 +4,12 @@ import CourierCodable
 import CourierCore
 import CourierMockServer
 import CourierPlugins
+import CourierStreamFormats
 import CourierTesting
 import Foundation
 import HTTPTypes
 import Logging
 import Testing
-import CourierStreamFormats
 
 /// The credential-field axis of the identity matrix: every field of the
 /// credential model — the standard ones, one the app declares on its client,

@@ -5,12 +5,12 @@ import CourierCookies
 import CourierCore
 import CourierMockServer
 import CourierPlugins
+import CourierStreamFormats
 import CourierTesting
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
 import Testing
-import CourierStreamFormats
 
 /// One request identity: every place a credential can come from × every way
 /// a response is shared × every transport, two principals each. Each

@@ -28,12 +28,11 @@ struct ResilienceTests {
     func anOutageAddsOnlyTheRetryBudgetsShare(kind: TransportKind) async throws {
         try await withServer { server, node in
             let budget = RetryBudget(ratio: 0.2, minimumPerSecond: 0, clock: TestClock(mode: .manual))
+            var policy = RetryPolicy(maxAttempts: 3, jitter: .none)
+            policy.budget = budget
             let client = APIClient(
                 configuration: .init(
-                    transport: kind.transport,
-                    retryPolicy: RetryPolicy(maxAttempts: 3, jitter: .none, budget: budget),
-                    timeout: hangGuard,
-                    clock: TestClock()))
+                    transport: kind.transport, retryPolicy: policy, timeout: hangGuard, clock: TestClock()))
             for _ in 0..<10 {
                 let error = await callFailure(client, Endpoint<RawResponse>(.get("overloaded"), on: node))
                 #expect(error?.response?.statusCode == 503)

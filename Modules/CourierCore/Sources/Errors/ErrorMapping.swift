@@ -157,7 +157,7 @@ package enum ErrorMapping {
                 "a retry was due after \(failure.code) but \(method)is not a retryable method "
                     + "and the request carries no idempotency key")
         case .retryBudgetExhausted:
-            let budget = policy.budget
+            let budget = policy.allowance
             let counts =
                 budget.map { " (\($0.counts.retries) retries for \($0.counts.calls) calls in the window)" }
                 ?? ""

@@ -10,7 +10,7 @@ struct AttemptBudgetStep: AttemptStep {
         let (number, remaining) = try state.budget.begin(
             now: settings.clock.now, deadline: settings.retryPolicy.deadline)
         // The call counts towards the retry budget's share once, at its first attempt.
-        if number == 1 { settings.retryPolicy.budget?.recordCall() }
+        if number == 1 { settings.retryPolicy.allowance?.recordCall() }
         attempt.number = number
         attempt.context.attempt = number
         attempt.options.timeout =

@@ -46,7 +46,7 @@ enum AttemptStage {
                 carriesIdempotencyKey: policy.idempotencyKeyField.map { request.head.headerFields[$0] != nil }
                     ?? false)
             switch decision {
-            case .retry where policy.budget?.withdrawRetry() == false:
+            case .retry where policy.allowance?.withdrawRetry() == false:
                 throw ErrorMapping.stopped(
                     .retryBudgetExhausted, failure: failure, attempt: number, policy: policy)
             case .retry(let delay):

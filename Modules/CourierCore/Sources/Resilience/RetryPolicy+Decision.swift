@@ -47,7 +47,7 @@ public struct RetryStopReason: Sendable, Hashable, CustomStringConvertible {
     /// The server's `Retry-After` is longer than ``RetryPolicy/maxRetryAfter``.
     public static let retryAfterTooLong = Self(kind: .retryAfterTooLong)
 
-    /// A retry was due, but the policy's ``RetryPolicy/budget`` is spent:
+    /// A retry was due, but the policy's retry budget (CourierResilience's `RetryBudget`) is spent:
     /// retries already added their share to the calls of the window.
     public static let retryBudgetExhausted = Self(kind: .retryBudgetExhausted)
 }

@@ -47,9 +47,10 @@ public struct RetryPolicy: Sendable {
     /// as Stripe and the IETF draft name it; `nil` turns this off.
     public var idempotencyKeyField: HTTPField.Name?
     /// How much retries may add to the load, shared by every call whose
-    /// policy carries the same budget; `nil` (no budget) by default. A retry
-    /// the budget refuses stops with ``RetryStopReason/retryBudgetExhausted``.
-    public var budget: RetryBudget?
+    /// policy carries the same allowance (CourierResilience's
+    /// `RetryPolicy.budget`); `nil` (none) by default. A retry it refuses
+    /// stops with ``RetryStopReason/retryBudgetExhausted``.
+    package var allowance: (any RetryAllowance)?
 
     /// `Idempotency-Key`.
     public static let defaultIdempotencyKeyField = HTTPField.Name("Idempotency-Key")
@@ -82,8 +83,7 @@ public struct RetryPolicy: Sendable {
         maxRetryAfter: Duration = .seconds(120),
         deadline: Duration? = nil,
         retryIf: (@Sendable (CourierError) -> Bool)? = nil,
-        idempotencyKeyField: HTTPField.Name? = RetryPolicy.defaultIdempotencyKeyField,
-        budget: RetryBudget? = nil
+        idempotencyKeyField: HTTPField.Name? = RetryPolicy.defaultIdempotencyKeyField
     ) {
         self.maxAttempts = max(1, maxAttempts)
         self.backoff = backoff
@@ -97,7 +97,6 @@ public struct RetryPolicy: Sendable {
         self.deadline = deadline
         self.retryIf = retryIf
         self.idempotencyKeyField = idempotencyKeyField
-        self.budget = budget
     }
 
     /// Never retry.

@@ -1,22 +1,26 @@
+@_spi(Locking) public import CourierCore
+
 /// How much retries may add to the load on a server, shared by every call
-/// whose ``RetryPolicy`` carries it: Finagle's `RetryBudget`, gRPC's retry
-/// throttling. During an outage every call fails and every call would
-/// retry, tripling the traffic just when the server can least take it;
+/// whose ``/CourierCore/RetryPolicy`` carries it (`RetryPolicy.budget`):
+/// Finagle's `RetryBudget`, gRPC's retry throttling. During an outage every
+/// call fails and every call would retry, tripling the traffic just when
+/// the server can least take it;
 /// with a budget, retries stop once they reach ``ratio`` of the calls made
 /// in the last ``window`` (plus a small allowance, ``minimumPerSecond``, so
 /// that a client making few calls can still retry them), and the failure
-/// is reported at once with ``RetryStopReason/retryBudgetExhausted``.
+/// is reported at once with ``/CourierCore/RetryStopReason/retryBudgetExhausted``.
 ///
 /// ```swift
 /// // Retries add at most 10 % to the calls of every client using this policy.
 /// let budget = RetryBudget(ratio: 0.1)
-/// let policy = RetryPolicy(maxAttempts: 3, budget: budget)
+/// var policy = RetryPolicy(maxAttempts: 3)
+/// policy.budget = budget
 /// ```
 ///
 /// Counts are kept in ten slices of the window (`SlidingWindowCounts`):
 /// recording costs a lock and an addition. The budget reads its own clock (inject a
 /// `TestClock` in tests); one budget may be shared by any number of clients.
-public final class RetryBudget: Sendable, CustomStringConvertible {
+public final class RetryBudget: RetryAllowance {
     /// The share of calls that may be retried: 0.2 lets retries add 20 %.
     public let ratio: Double
     /// Retries allowed per second of the window whatever the calls.
@@ -74,5 +78,16 @@ public final class RetryBudget: Sendable, CustomStringConvertible {
             tallies.add(second: 1, at: now)
             return true
         }
+    }
+}
+
+extension RetryPolicy {
+    /// How much retries may add to the load (``RetryBudget``), shared by
+    /// every call whose policy carries the same budget; `nil` (no budget)
+    /// by default. A retry the budget refuses stops with
+    /// ``/CourierCore/RetryStopReason/retryBudgetExhausted``.
+    public var budget: RetryBudget? {
+        get { allowance as? RetryBudget }
+        set { allowance = newValue }
     }
 }

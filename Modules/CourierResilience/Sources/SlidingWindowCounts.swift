@@ -1,10 +1,12 @@
+import CourierCore
+
 /// Two counts of events over the last `length` of a clock's time — calls
 /// and retries for ``RetryBudget``, successes and failures for a circuit —
 /// kept in ten slices of the window, so that old events age out slice by
 /// slice and no event is remembered on its own: counting costs two
 /// additions, and memory stays ten slices however many events there are.
 /// A plain value; its owner keeps it behind a lock.
-package struct SlidingWindowCounts: Sendable, Equatable {
+struct SlidingWindowCounts: Sendable, Equatable {
     private struct Slice: Sendable, Equatable {
         var index: Int64
         var first = 0

@@ -1,4 +1,5 @@
 @_spi(Locking) import CourierCore
+import CourierResilience
 import CourierTestSupport
 import CourierTesting
 import Testing
@@ -48,7 +49,8 @@ struct RetryBudgetTests {
         }
         let budgetClock = TestClock(mode: .manual)
         let budget = RetryBudget(ratio: 0.2, minimumPerSecond: 0, clock: budgetClock)
-        let policy = RetryPolicy(maxAttempts: 3, jitter: .none, budget: budget)
+        var policy = RetryPolicy(maxAttempts: 3, jitter: .none)
+        policy.budget = budget
         // Two clients share the budget through the policy.
         let clients = (0..<2).map { _ in
             APIClient(configuration: .init(transport: transport, retryPolicy: policy, clock: TestClock()))
