@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "CourierStreamFormats", targets: ["CourierStreamFormats"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierConcurrencyGroups", targets: ["CourierConcurrencyGroups"]),
+        .library(name: "CourierTargets", targets: ["CourierTargets"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
     ],
     traits: [
@@ -197,11 +198,24 @@ let package = Package(
             ],
             path: "Modules/CourierConcurrencyGroups/Tests"
         ),
+        // A satellite of CourierCore: Moya-style targets, an enum whose cases
+        // map to endpoints.
+        .target(
+            name: "CourierTargets",
+            dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierTargets/Sources"
+        ),
+        .testTarget(
+            name: "CourierTargetsTests",
+            dependencies: ["CourierTargets", "CourierCore", "CourierTesting", "CourierTestSupport"],
+            path: "Modules/CourierTargets/Tests"
+        ),
         .target(
             name: "Courier",
             dependencies: [
                 "CourierCore", "CourierCodable", "CourierResilience", "CourierPagination",
                 "CourierAuthentication", "CourierStreamFormats", "CourierTLS", "CourierConcurrencyGroups",
+                "CourierTargets",
                 // libcurl where the system has it; URLSession on Apple platforms.
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .target(

@@ -6,7 +6,7 @@ library_modules=(
     Courier CourierCore CourierCodable CourierTesting CourierCurl CourierJansson CourierURLSession
     CourierCache CourierCacheRedis CourierPlugins CourierCookies CourierAsyncHTTPClient CourierOpenAPI
     CourierReachability CourierConfiguration CourierResilience CourierPagination CourierAuthentication
-    CourierStreamFormats CourierTLS CourierConcurrencyGroups
+    CourierStreamFormats CourierTLS CourierConcurrencyGroups CourierTargets
 )
 
 # Prints the Markdown files whose Swift examples users copy — the READMEs and

@@ -8,6 +8,7 @@
 @_exported import CourierResilience
 @_exported import CourierStreamFormats
 @_exported import CourierTLS
+@_exported import CourierTargets
 @_exported import HTTPTypes
 
 #if os(Linux) || os(macOS)
