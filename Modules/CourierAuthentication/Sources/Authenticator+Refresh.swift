@@ -85,7 +85,7 @@ extension Authenticator {
     }
 
     /// Forgets the credential, e.g. when the user signs out: calls fail with
-    /// ``/CourierCore/CourierError/Code/authentication`` until ``replaceCredential(with:)``,
+    /// `CourierError.Code.authentication` until ``replaceCredential(with:)``,
     /// and calls waiting for a refresh end that way too.
     public func removeCredential() {
         replace(with: nil)

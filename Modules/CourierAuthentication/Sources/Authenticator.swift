@@ -20,10 +20,10 @@ import HTTPTypes
 ///   the current one is replayed without another refresh. A replay that
 ///   fails authentication again ends the call with that failure;
 /// - a refresh that fails ends every waiting call, once, with
-///   ``/CourierCore/CourierError/Code/authentication`` (the refresh's error is
+///   `CourierError.Code.authentication` (the refresh's error is
 ///   ``/CourierCore/CourierError/underlying``); none is replayed with the old credential;
 /// - a loop guard: more than `maxRefreshes` refreshes within `window` ends
-///   the call with ``/CourierCore/CourierError/Code/authentication`` instead of
+///   the call with `CourierError.Code.authentication` instead of
 ///   hammering the server (Alamofire's `excessiveRefresh`);
 /// - a refresh that takes longer than `refreshTimeout` counts as failed.
 ///
@@ -41,7 +41,7 @@ import HTTPTypes
 ///
 /// An authenticator may start without a credential — the client exists
 /// before the user signs in: its calls fail with
-/// ``/CourierCore/CourierError/Code/authentication`` ("no credential") until
+/// `CourierError.Code.authentication` ("no credential") until
 /// ``replaceCredential(with:)`` gives it one; ``removeCredential()`` signs out.
 ///
 /// ```swift

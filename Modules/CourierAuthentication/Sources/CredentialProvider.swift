@@ -41,7 +41,7 @@ public protocol CredentialProvider: Sendable {
     associatedtype Credential: Sendable
 
     /// Puts the credential on a request, e.g. as `Authorization: Bearer …`.
-    /// - Throws: Stops the call (``/CourierCore/CourierError/Code/authentication``).
+    /// - Throws: Stops the call (`CourierError.Code.authentication`).
     func apply(_ credential: Credential, to request: inout HTTPRequest) throws
 
     /// Gets a new credential to replace `credential`, typically by calling a
@@ -52,7 +52,7 @@ public protocol CredentialProvider: Sendable {
     /// refresh they are part of); their ``/CourierCore/CallContext/isCredentialRefresh``
     /// is `true`, for logs.
     /// - Throws: A terminal failure: every call waiting for the refresh fails
-    ///   with ``/CourierCore/CourierError/Code/authentication``, this error underneath.
+    ///   with `CourierError.Code.authentication`, this error underneath.
     func refresh(_ credential: Credential, through client: APIClient) async throws -> Credential
 
     /// Whether `credential` must be refreshed before it is used at `now`;

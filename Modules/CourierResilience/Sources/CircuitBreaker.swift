@@ -16,7 +16,7 @@ import HTTPTypes
 /// ``Configuration/window``; once at least ``Configuration/minimumCalls``
 /// ended there and ``Configuration/failureRateThreshold`` of them failed,
 /// the circuit opens: for ``Configuration/openDuration`` every attempt to
-/// that origin fails at once with ``/CourierCore/CourierError/Code/circuitOpen``, nothing
+/// that origin fails at once with `CourierError.Code.circuitOpen`, nothing
 /// sent, the error saying until when (``CircuitOpenError``). Then it lets
 /// ``Configuration/halfOpenProbes`` attempts through: if they all succeed
 /// it closes, if one fails it opens again. A failure is what says the
@@ -66,7 +66,7 @@ public final class CircuitBreaker: Sendable {
     public enum State: Sendable, Equatable {
         /// Attempts go through.
         case closed
-        /// Attempts fail with ``/CourierCore/CourierError/Code/circuitOpen`` until this date.
+        /// Attempts fail with `CourierError.Code.circuitOpen` until this date.
         case open(until: Date)
         /// Probes test the origin; other attempts are refused meanwhile.
         case halfOpen
@@ -110,7 +110,7 @@ public final class CircuitBreaker: Sendable {
     // MARK: - The pipeline's side
 
     /// An attempt to `origin` asks to go.
-    /// - Throws: ``/CourierCore/CourierError/Code/circuitOpen`` when the circuit refuses it.
+    /// - Throws: `CourierError.Code.circuitOpen` when the circuit refuses it.
     func admit(_ origin: String, request: HTTPRequest, attempt: Int) throws(CourierError)
         -> CircuitState.Permit
     {
@@ -159,7 +159,7 @@ public final class CircuitBreaker: Sendable {
     }
 }
 
-/// Why an attempt failed with ``/CourierCore/CourierError/Code/circuitOpen``: the
+/// Why an attempt failed with `CourierError.Code.circuitOpen`: the
 /// ``/CourierCore/CourierError/underlying`` error.
 public struct CircuitOpenError: Error, Sendable, Hashable {
     /// The origin whose circuit refused the attempt.

@@ -52,10 +52,6 @@ extension CourierError {
         /// The call's `.ignoreCurrent` policy refused it
         /// because another call of its group was running; never retried.
         public static let ignoredByPolicy = Code("ignoredByPolicy")
-        /// Authentication failed for good: the credential could not be
-        /// refreshed (the refresh's error is ``CourierError/underlying``), or
-        /// refreshed too often (`Authenticator`'s loop guard).
-        public static let authentication = Code("authentication")
         /// A stored response could not be used: its store failed to read it,
         /// or it no longer passes validation or decoding
         /// (``CourierError/underlying`` says which). Never ends a call by
@@ -65,10 +61,6 @@ extension CourierError {
         /// attempt was refused before any socket was opened. Not retried by
         /// default (``RetryPolicy/retryIf`` can opt in).
         public static let offline = Code("offline")
-        /// The client's circuit breaker (CourierResilience) refused the attempt: the host
-        /// failed too often lately. Nothing was sent; ``CourierError/underlying``
-        /// is a `CircuitOpenError` saying until when. Not retried.
-        public static let circuitOpen = Code("circuitOpen")
         /// A plugin or per-attempt interceptor was about to send another
         /// credential than the one it declared when the response cache or
         /// coalescing keyed the call (``CredentialIdentity``): its source
@@ -108,11 +100,6 @@ extension CourierError {
         public static let decoding = Stage("decoding")
         /// Deciding whether and when to retry, in the attempt loop (7).
         public static let retry = Stage("retry")
-        /// A concurrency group (CourierConcurrencyGroups) deciding whether an attempt may run (7).
-        public static let concurrency = Stage("concurrency")
-        /// An `Authenticator` applying or refreshing a credential (5, or 7
-        /// when it runs per attempt).
-        public static let authentication = Stage("authentication")
         /// A response cache reading (6), or using (11), a stored response.
         public static let cache = Stage("cache")
         /// Response handlers, after decoding (12).

@@ -33,7 +33,7 @@ import HTTPTypes
 /// - it never answers with Basic over plain `http` unless
 ///   `allowsBasicOverPlainHTTP` says so: the password would cross the
 ///   network readable. Such a challenge ends the call with
-///   ``/CourierCore/CourierError/Code/authentication``, saying why.
+///   `CourierError.Code.authentication`, saying why.
 ///
 /// Where credentials go: requests to other origins pass untouched, and a
 /// request that already carries `Authorization` (the endpoint set one) is
@@ -241,7 +241,7 @@ public final class ChallengeAuthenticator: Interceptor, AuthenticatingIntercepto
     }
 
     /// The strongest challenge offered that this authenticator answers.
-    /// - Throws: ``/CourierCore/CourierError/Code/authentication`` when the only one is
+    /// - Throws: `CourierError.Code.authentication` when the only one is
     ///   Basic over plain `http` and that is not allowed.
     private func choose(
         _ challenges: [AuthenticationChallenge], for request: OutgoingRequest, refusal: RawResponse
