@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
         .library(name: "CourierConcurrencyGroups", targets: ["CourierConcurrencyGroups"]),
         .library(name: "CourierTargets", targets: ["CourierTargets"]),
+        .library(name: "CourierTransfers", targets: ["CourierTransfers"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
     ],
     traits: [
@@ -210,12 +211,19 @@ let package = Package(
             dependencies: ["CourierTargets", "CourierCore", "CourierTesting", "CourierTestSupport"],
             path: "Modules/CourierTargets/Tests"
         ),
+        // A satellite of CourierCore: downloads to a file (resumable), their
+        // bounds, and transfers whose progress is a sequence.
+        .target(
+            name: "CourierTransfers",
+            dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierTransfers/Sources"
+        ),
         .target(
             name: "Courier",
             dependencies: [
                 "CourierCore", "CourierCodable", "CourierResilience", "CourierPagination",
                 "CourierAuthentication", "CourierStreamFormats", "CourierTLS", "CourierConcurrencyGroups",
-                "CourierTargets",
+                "CourierTargets", "CourierTransfers",
                 // libcurl where the system has it; URLSession on Apple platforms.
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .target(
@@ -437,7 +445,7 @@ let package = Package(
             name: "CourierConfiguration",
             dependencies: [
                 "CourierCore", "CourierResilience", "CourierURLSession", "CourierAsyncHTTPClient",
-                "CourierTLS",
+                "CourierTLS", "CourierTransfers",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .product(
                     name: "Configuration", package: "swift-configuration",
@@ -449,7 +457,7 @@ let package = Package(
             name: "CourierConfigurationTests",
             dependencies: [
                 "CourierConfiguration", "CourierCore", "CourierResilience", "CourierURLSession",
-                "CourierAsyncHTTPClient", "CourierTLS",
+                "CourierAsyncHTTPClient", "CourierTLS", "CourierTransfers",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .product(
                     name: "Configuration", package: "swift-configuration",
@@ -542,6 +550,7 @@ let package = Package(
                 // Integration of the satellites' authenticator, event
                 // streams and concurrency groups with the pipeline.
                 "CourierAuthentication", "CourierStreamFormats", "CourierConcurrencyGroups",
+                "CourierTransfers",
             ],
             path: "Modules/CourierCore/Tests"
         ),

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierMockServer
+import CourierTransfers
 import Foundation
 import Testing
 
@@ -40,10 +41,10 @@ struct AttemptTimeoutTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try await withMockServer(.init(stubs: stubs)) { server async throws in
-            let client = APIClient(
-                configuration: .init(
-                    transport: kind.transport, timeout: total, idleTimeout: idle, downloadTimeouts: downloads)
-            )
+            var configuration = APIClient.Configuration(
+                transport: kind.transport, timeout: total, idleTimeout: idle)
+            configuration.downloadTimeouts = downloads
+            let client = APIClient(configuration: configuration)
             try await body(client, Node("mock", baseURL: server.baseURL), folder)
         }
     }

@@ -1,5 +1,6 @@
 @_spi(Transport) import CourierCore
 import CourierMockServer
+import CourierTransfers
 import Foundation
 import HTTPTypes
 import Testing
@@ -40,7 +41,7 @@ struct DownloadTests {
         try await Self.withFolder { folder in
             try await withMockServer(.init(stubs: stubs)) { server async throws in
                 let before = Self.foundationTemporaryFiles()
-                let destination = DownloadDestination(folder.appendingPathComponent("file.bin"))
+                let destination = DownloadTarget(folder.appendingPathComponent("file.bin"))
                 await expectTransportError(.connectionReset, "\(kind) reset mid-download") {
                     try await kind.transport.send(
                         request(server, "/dl"), options: .init(destination: destination))
@@ -64,7 +65,7 @@ struct DownloadTests {
     func limitsHoldOnAnnouncedAndOnDecodedLengths(kind: TransportKind) async throws {
         try await Self.withFolder { folder in
             try await withMockServer { server async throws in
-                let destination = DownloadDestination(folder.appendingPathComponent("big.bin"))
+                let destination = DownloadTarget(folder.appendingPathComponent("big.bin"))
                 // Announced: refused at the head.
                 await expectTransportError(.bodyTooLarge, "\(kind) 2 MB against 1 MB") {
                     try await kind.transport.send(
@@ -147,13 +148,13 @@ struct DownloadTests {
                 try Data("mine".utf8).write(to: url)
                 await expectTransportError(.fileSystem, "\(kind) file in the way") {
                     try await kind.transport.send(
-                        request(server, "/bytes/1000"), options: .init(destination: DownloadDestination(url)))
+                        request(server, "/bytes/1000"), options: .init(destination: DownloadTarget(url)))
                 }
                 #expect(try String(contentsOf: url, encoding: .utf8) == "mine")
                 #expect(Self.entries(folder) == ["report.json"])
                 _ = try await kind.transport.send(
                     request(server, "/bytes/1000"),
-                    options: .init(destination: DownloadDestination(url, options: [.removePreviousFile])))
+                    options: .init(destination: DownloadTarget(url, options: [.removePreviousFile])))
                 #expect(try Data(contentsOf: url).count == 1000)
                 #expect(Self.entries(folder) == ["report.json"])
             }
@@ -169,7 +170,7 @@ struct DownloadTests {
         let stubs = try ContractLoader.parse(Array(json.utf8), file: "<test>")
         try await Self.withFolder { folder in
             try await withMockServer(.init(stubs: stubs)) { server async throws in
-                let destination = DownloadDestination(folder.appendingPathComponent("partial.bin"))
+                let destination = DownloadTarget(folder.appendingPathComponent("partial.bin"))
                 let (started, arrived) = AsyncStream.makeStream(of: Void.self)
                 let pending = Task {
                     try await kind.transport.send(

@@ -54,7 +54,7 @@ struct LargeTransferTests {
     func download256MiBToAFileInBoundedMemory(kind: TransportKind) async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let destination = DownloadDestination(directory.appendingPathComponent("big.bin"))
+        let destination = DownloadTarget(directory.appendingPathComponent("big.bin"))
         let progress = ProgressLog()
         let peak = NIOLockedValueBox<Int>(0)
         let sampledAt = NIOLockedValueBox<Int64>(0)

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierMockServer
+import CourierTransfers
 import Foundation
 import Testing
 
@@ -14,10 +15,9 @@ struct ProgressTests {
     /// of silence: every suite at once under ThreadSanitizer can keep a
     /// download's task waiting for a thread that long.
     private func client(_ kind: TransportKind) -> APIClient {
-        APIClient(
-            configuration: .init(
-                transport: kind.transport, timeout: hangGuard,
-                downloadTimeouts: DownloadTimeouts(idle: hangGuard)))
+        var configuration = APIClient.Configuration(transport: kind.transport, timeout: hangGuard)
+        configuration.downloadTimeouts = DownloadTimeouts(idle: hangGuard)
+        return APIClient(configuration: configuration)
     }
 
     private func node(_ server: MockServer) -> Node {

@@ -97,7 +97,7 @@ struct TransportTests {
     func downloadsToAFile(kind: TransportKind) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let destination = DownloadDestination(directory.appendingPathComponent("nested/bytes.bin"))
+        let destination = DownloadTarget(directory.appendingPathComponent("nested/bytes.bin"))
         try await withMockServer { server async throws in
             let response = try await kind.transport.send(
                 request(server, "/bytes/3000000"), options: .init(destination: destination))
@@ -115,7 +115,7 @@ struct TransportTests {
     func aPostWithABodyDownloadsToAFile(kind: TransportKind) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("post-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let destination = DownloadDestination(directory.appendingPathComponent("echo.json"))
+        let destination = DownloadTarget(directory.appendingPathComponent("echo.json"))
         try await withMockServer { server async throws in
             _ = try await kind.transport.send(
                 request(server, "/anything", method: .post, body: RequestBody(bytes: Array("ping".utf8))),

@@ -2,6 +2,7 @@ import CourierCodable
 import CourierCore
 import CourierMockServer
 import CourierTesting
+import CourierTransfers
 import Foundation
 import Testing
 

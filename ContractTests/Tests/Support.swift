@@ -1,6 +1,7 @@
 import CourierCodable
 import CourierCore
 import CourierTesting
+import CourierTransfers
 import Foundation
 
 /// The model most contracts decode.
@@ -22,12 +23,12 @@ func makeClient(
     clock: TestClock = TestClock(), interceptors: [any Interceptor] = [],
     attemptInterceptors: [any Interceptor] = [], plugins: [any Plugin] = []
 ) -> APIClient {
-    APIClient(
-        configuration: .init(
-            transport: transport ?? kind.transport, decoder: .codable, callInterceptors: interceptors,
-            attemptInterceptors: attemptInterceptors, plugins: plugins, retryPolicy: retryPolicy,
-            timeout: contractSafetyNet, clock: clock,
-            downloadTimeouts: DownloadTimeouts(idle: contractSafetyNet)))
+    var configuration = APIClient.Configuration(
+        transport: transport ?? kind.transport, decoder: .codable, callInterceptors: interceptors,
+        attemptInterceptors: attemptInterceptors, plugins: plugins, retryPolicy: retryPolicy,
+        timeout: contractSafetyNet, clock: clock)
+    configuration.downloadTimeouts = DownloadTimeouts(idle: contractSafetyNet)
+    return APIClient(configuration: configuration)
 }
 
 extension ContractServer {

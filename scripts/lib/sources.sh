@@ -6,7 +6,7 @@ library_modules=(
     Courier CourierCore CourierCodable CourierTesting CourierCurl CourierJansson CourierURLSession
     CourierCache CourierCacheRedis CourierPlugins CourierCookies CourierAsyncHTTPClient CourierOpenAPI
     CourierReachability CourierConfiguration CourierResilience CourierPagination CourierAuthentication
-    CourierStreamFormats CourierTLS CourierConcurrencyGroups CourierTargets
+    CourierStreamFormats CourierTLS CourierConcurrencyGroups CourierTargets CourierTransfers
 )
 
 # Prints the Markdown files whose Swift examples users copy — the READMEs and

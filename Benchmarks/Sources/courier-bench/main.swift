@@ -108,7 +108,7 @@ func run(_ contender: Contender, _ workload: Workload) async throws -> Int {
         case .curl, .curlExecutor, .urlSession, .courierAHC:
             let transport = transport(contender)
             let response = try await transport.send(
-                courierRequest(workload.path), options: .init(destination: DownloadDestination(file)))
+                courierRequest(workload.path), options: .init(destination: DownloadTarget(file)))
             return response.statusCode == 200 ? 1 : 0
         case .ahc:
             let delegate = try FileDownloadDelegate(path: file.path)

@@ -9,6 +9,7 @@
 @_exported import CourierStreamFormats
 @_exported import CourierTLS
 @_exported import CourierTargets
+@_exported import CourierTransfers
 @_exported import HTTPTypes
 
 #if os(Linux) || os(macOS)

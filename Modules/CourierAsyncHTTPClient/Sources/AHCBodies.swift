@@ -61,7 +61,7 @@
     final class DownloadFile: @unchecked Sendable {
         private let download: PartialDownload
 
-        init(_ destination: DownloadDestination, head: HTTPResponse) throws(TransportError) {
+        init(_ destination: DownloadTarget, head: HTTPResponse) throws(TransportError) {
             download = try PartialDownload(destination)
             download.head = head
         }
@@ -79,7 +79,7 @@
         }
 
         /// Removes the file, or keeps it for resuming
-        /// (``CourierCore/DownloadDestination/Options/resumable``): here and
+        /// (``CourierCore/DownloadTarget/Options/resumable``): here and
         /// now, even in a cancelled task — an `unlink` or a `rename`, no more.
         func discard() {
             download.discard()

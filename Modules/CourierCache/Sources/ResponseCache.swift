@@ -216,7 +216,7 @@ public final class ResponseCache: Sendable, ResponseCaching {
         let overrides = spec.attachments.value(for: CacheOverrides.id) as? CacheOverrides
         if overrides?.disabled == true { return nil }
         let policy = overrides.map { ResolvedCachePolicy(defaults, $0) } ?? resolvedDefaults
-        guard spec.destination == nil, overrides != nil || policy.read != .none,
+        guard spec.downloadTarget == nil, overrides != nil || policy.read != .none,
             policy.read != .none || !policy.write.isEmpty
         else {
             // An unsafe call still makes what is stored for its URI out of date.

@@ -2,6 +2,7 @@
     public import Configuration
     public import CourierCore
     import CourierResilience
+    import CourierTransfers
 
     extension APIClient.Configuration: SettingsApplying {
         /// A client's configuration with its settings read from

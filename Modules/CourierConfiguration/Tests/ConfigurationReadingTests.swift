@@ -4,6 +4,7 @@
     import CourierCore
     import CourierResilience
     import CourierTLS
+    import CourierTransfers
     import CourierURLSession
     import Foundation
     import SystemPackage

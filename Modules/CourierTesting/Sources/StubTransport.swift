@@ -116,7 +116,7 @@ public struct StubTransport: Transport {
 
     /// Writes the body as a transport would: beside the destination, moved
     /// into place when complete (``PartialDownload``).
-    private static func write(_ bytes: [UInt8], to destination: DownloadDestination) throws {
+    private static func write(_ bytes: [UInt8], to destination: DownloadTarget) throws {
         let download = try PartialDownload(destination)
         try download.write(bytes)
         _ = try download.commit(expectedLength: Int64(bytes.count))

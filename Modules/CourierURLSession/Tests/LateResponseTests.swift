@@ -66,7 +66,7 @@ struct LateResponseTests {
         let clock = TestClock(mode: .manual)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("late-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let destination = DownloadDestination(folder.appendingPathComponent("file.txt"))
+        let destination = DownloadTarget(folder.appendingPathComponent("file.txt"))
         var options = TransportOptions()
         options.destination = destination
         let state = TaskState(

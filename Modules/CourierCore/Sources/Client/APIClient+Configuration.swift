@@ -24,16 +24,18 @@ extension APIClient {
         public var parameterEncoding: ParameterEncoding
         /// The longest one attempt of an ordinary call may take, for
         /// endpoints without their own (``EndpointSpec/timeout``): 60 s.
-        /// Downloads have ``downloadTimeouts`` instead.
+        /// Downloads have their own bounds (CourierTransfers' `downloadTimeouts`).
         public var timeout: Duration
         /// The longest an attempt of an ordinary call may move no byte in
         /// either direction, for endpoints without their own: `nil` (only
         /// ``timeout``) by default.
         public var idleTimeout: Duration?
-        /// What bounds an attempt of a download (an endpoint with a
-        /// ``DownloadDestination``): by default only the quiet between bytes,
-        /// so a large file over a slow link is not cut off at a total.
-        public var downloadTimeouts: DownloadTimeouts
+        /// What bounds an attempt of a download (an endpoint with a download
+        /// target): by default only the quiet between bytes (60 s), so a
+        /// large file over a slow link is not cut off at a total.
+        /// CourierTransfers' `downloadTimeouts` sets them.
+        package var downloadIdleTimeout: Duration? = .seconds(60)
+        package var downloadTotalTimeout: Duration? = nil
         /// The longest establishing a connection may take, for every call;
         /// `nil` (the transport's own setting) by default. CurlTransport
         /// honours it per request; async-http-client and URLSession have
@@ -42,9 +44,9 @@ extension APIClient {
         /// The largest in-memory response body: 64 MiB.
         public var maxBodySize: Int
         /// The largest body a download endpoint may write to disk, counted
-        /// after decompression: `nil` (no limit) by default. Set one when a
-        /// server you do not control may answer with a decompression bomb.
-        public var maxDownloadSize: Int64?
+        /// after decompression: `nil` (no limit) by default
+        /// (CourierTransfers' `maxDownloadSize`).
+        package var downloadSizeLimit: Int64? = nil
         /// How many times response handlers may run a call again: 3.
         public var maxReplays: Int
         /// The clock for retry delays and deadlines.
@@ -88,13 +90,11 @@ extension APIClient {
             parameterEncoding: ParameterEncoding = .default,
             timeout: Duration = .seconds(60),
             maxBodySize: Int = TransportOptions.defaultMaxBodySize,
-            maxDownloadSize: Int64? = nil,
             maxReplays: Int = 3,
             clock: any CourierClock = SystemClock(),
             redirects: RedirectPolicy = .follow,
             cookies: (any CookieStorage)? = nil,
             idleTimeout: Duration? = nil,
-            downloadTimeouts: DownloadTimeouts = DownloadTimeouts(),
             connectTimeout: Duration? = nil,
             eventMonitors: [any EventMonitor] = []
         ) {
@@ -110,10 +110,8 @@ extension APIClient {
             self.parameterEncoding = parameterEncoding
             self.timeout = timeout
             self.idleTimeout = idleTimeout
-            self.downloadTimeouts = downloadTimeouts
             self.connectTimeout = connectTimeout
             self.maxBodySize = maxBodySize
-            self.maxDownloadSize = maxDownloadSize
             self.maxReplays = maxReplays
             self.clock = clock
             self.redirects = redirects

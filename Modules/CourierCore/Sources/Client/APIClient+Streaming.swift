@@ -42,7 +42,7 @@ extension APIClient {
         var state = call
         let pipeline = CallPipeline()
         let outcome: CallPipeline.Outcome
-        if endpoint.spec.destination != nil {
+        if endpoint.spec.downloadTarget != nil {
             outcome = .failure(
                 CourierError(
                     .invalidRequest, stage: .build, message: "a download destination cannot be streamed"))

@@ -18,7 +18,7 @@ extension CallSettings {
             steps.append(step)
             passSteps.append(step)
         }
-        if let coalescing = spec.destination == nil ? coalescing : nil {
+        if let coalescing = spec.downloadTarget == nil ? coalescing : nil {
             let step = CoalescingStep(coalescing: coalescing)
             steps.append(step)
             passSteps.append(step)
@@ -39,7 +39,7 @@ extension CallSettings {
         var steps: [(slot: AttemptSlot, step: any AttemptStep)] = [
             (.budget, AttemptBudgetStep()), (.validation, AttemptValidationStep()),
         ]
-        if let destination = spec.destination {
+        if let destination = spec.downloadTarget {
             steps.append((.downloadStaging, DownloadStagingStep(destination: destination)))
             if destination.options.contains(.resumable) {
                 steps.append((.downloadResume, DownloadResumeStep(destination: destination)))

@@ -12,7 +12,7 @@ final class CallSettings: Sendable {
     let retryPolicy: RetryPolicy
     let validation: Validation
     let encoding: ParameterEncoding
-    /// The attempt's total; `nil` for a download by default (``DownloadTimeouts``).
+    /// The attempt's total; `nil` for a download by default (the client's download bounds).
     let timeout: Duration?
     /// The attempt's idle timeout (``TransportOptions/idleTimeout``).
     let idleTimeout: Duration?
@@ -69,13 +69,13 @@ final class CallSettings: Sendable {
         encoding = spec.parameterEncoding ?? configuration.parameterEncoding
         // A download is bounded by the quiet between bytes, not a total a
         // slow link could exceed; an ordinary call by its total.
-        let downloads = configuration.downloadTimeouts
-        let isDownload = spec.destination != nil
-        timeout = spec.timeout ?? (isDownload ? downloads.total : configuration.timeout)
-        idleTimeout = spec.idleTimeout ?? (isDownload ? downloads.idle : configuration.idleTimeout)
+        let isDownload = spec.downloadTarget != nil
+        timeout = spec.timeout ?? (isDownload ? configuration.downloadTotalTimeout : configuration.timeout)
+        idleTimeout =
+            spec.idleTimeout ?? (isDownload ? configuration.downloadIdleTimeout : configuration.idleTimeout)
         connectTimeout = configuration.connectTimeout
         maxBodySize = spec.maxBodySize ?? configuration.maxBodySize
-        maxDownloadSize = spec.maxDownloadSize ?? configuration.maxDownloadSize
+        maxDownloadSize = spec.downloadSizeLimit ?? configuration.downloadSizeLimit
         maxReplays = configuration.maxReplays
         mapping = configuration.endpointMapping
         // Client's, then the node's, then the endpoint's (and the call's plugins last).
@@ -148,8 +148,8 @@ extension EndpointSpec {
     var overridesClientSettings: Bool {
         !node.components.isEmpty || decoder != nil || retryPolicy != nil || validation != nil
             || parameterEncoding != nil
-            || timeout != nil || idleTimeout != nil || destination != nil
-            || maxBodySize != nil || maxDownloadSize != nil || !parameterInterceptors.isEmpty
+            || timeout != nil || idleTimeout != nil || downloadTarget != nil
+            || maxBodySize != nil || downloadSizeLimit != nil || !parameterInterceptors.isEmpty
             || !callInterceptors.isEmpty
             || !attemptInterceptors.isEmpty || !plugins.isEmpty || coalescing != nil
             || !attachments.stepContributors.isEmpty

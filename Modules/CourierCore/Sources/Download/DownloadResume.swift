@@ -13,7 +13,7 @@ import HTTPTypes
 #endif
 
 /// A resumable download's bytes from earlier attempts or calls, kept beside
-/// the destination (``DownloadDestination/Options/resumable``): a hidden
+/// the destination (``DownloadTarget/Options/resumable``): a hidden
 /// data file and a record of the URL and validators they came with.
 ///
 /// Before an attempt it asks for the rest (`Range: bytes=N-` with
@@ -36,7 +36,7 @@ struct DownloadResume {
     /// The record and the size of the kept bytes, when they can be continued.
     private let kept: (record: Record, size: Int64)?
 
-    init(_ destination: DownloadDestination, request: HTTPRequest) {
+    init(_ destination: DownloadTarget, request: HTTPRequest) {
         let folder = destination.url.deletingLastPathComponent()
         let name = ".\(destination.url.lastPathComponent).courier-resume"
         data = folder.appendingPathComponent(name)
@@ -77,7 +77,7 @@ struct DownloadResume {
 
     /// Joins a 206 that continues the kept bytes into the staged file; drops
     /// the kept bytes on a 200, a 416 or a 206 that does not fit.
-    func settle(_ response: RawResponse, staged: DownloadDestination) -> Settled {
+    func settle(_ response: RawResponse, staged: DownloadTarget) -> Settled {
         guard let kept else { return .done }
         switch response.statusCode {
         case 206:
@@ -104,9 +104,9 @@ struct DownloadResume {
     }
 
     /// After a failed transfer: what the transport kept (at the staged
-    /// destination's ``DownloadDestination/partialFileURL``) continues the
+    /// destination's ``DownloadTarget/partialFileURL``) continues the
     /// kept bytes, or replaces them when it was a whole new 200.
-    func keep(from staged: DownloadDestination) {
+    func keep(from staged: DownloadTarget) {
         let partial = staged.partialFileURL
         defer { Self.remove(partial, staged.partialHeadURL) }
         guard let head = KeptDownloadHead.read(staged.partialHeadURL) else { return }

@@ -24,12 +24,12 @@ struct DownloadStaging {
     static let failedBodyLimit = 1 << 20
 
     /// Where the caller wants the file.
-    let destination: DownloadDestination
+    let destination: DownloadTarget
     /// Where the transport writes it.
-    let staged: DownloadDestination
+    let staged: DownloadTarget
 
     /// The staging of `destination` in `staged`, made before.
-    init(destination: DownloadDestination, staged: DownloadDestination) {
+    init(destination: DownloadTarget, staged: DownloadTarget) {
         self.destination = destination
         self.staged = staged
     }
@@ -37,11 +37,11 @@ struct DownloadStaging {
     /// Checks the destination before anything is sent: a file in the way
     /// that may not be replaced fails the attempt at once.
     /// - Throws: ``TransportError/Code/fileSystem``.
-    init(_ destination: DownloadDestination) throws(TransportError) {
+    init(_ destination: DownloadTarget) throws(TransportError) {
         try PartialDownload.checkReplaceable(destination)
         self.destination = destination
         let name = ".\(destination.url.lastPathComponent).courier-\(UUID().uuidString.prefix(12)).staged"
-        staged = DownloadDestination(
+        staged = DownloadTarget(
             destination.url.deletingLastPathComponent().appendingPathComponent(name),
             options: destination.options.intersection([.createIntermediateDirectories, .resumable]))
     }

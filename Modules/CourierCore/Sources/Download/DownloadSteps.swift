@@ -6,7 +6,7 @@ import HTTPTypes
 /// staging file goes, and a failed response's body comes into the error
 /// (``DownloadStaging``).
 struct DownloadStagingStep: AttemptStep {
-    let destination: DownloadDestination
+    let destination: DownloadTarget
 
     nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
         async throws(CourierError) -> RawResponse
@@ -40,7 +40,7 @@ struct DownloadStagingStep: AttemptStep {
 /// them, keeps what a failed transfer received, and asks once more for the
 /// whole file when the kept bytes do not fit the answer (``DownloadResume``).
 struct DownloadResumeStep: AttemptStep {
-    let destination: DownloadDestination
+    let destination: DownloadTarget
 
     nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
         async throws(CourierError) -> RawResponse

@@ -7,7 +7,7 @@ import HTTPTypes
 #endif
 
 /// The head of an interrupted transfer whose bytes were kept for resuming
-/// (``DownloadDestination/Options/resumable``): what is needed to ask for
+/// (``DownloadTarget/Options/resumable``): what is needed to ask for
 /// the rest and to check that the rest belongs to the same file.
 struct KeptDownloadHead: Codable, Equatable {
     /// 200, or 206 for a transfer that was itself a continuation.
@@ -49,13 +49,13 @@ struct KeptDownloadHead: Codable, Equatable {
 }
 
 /// `Content-Range: bytes first-last/total` (RFC 9110 §14.4), read.
-struct ContentRange: Equatable {
-    var first: Int64
-    var last: Int64
+package struct ContentRange: Equatable {
+    package var first: Int64
+    package var last: Int64
     /// `nil` for `*`.
-    var total: Int64?
+    package var total: Int64?
 
-    init?(_ field: String?) {
+    package init?(_ field: String?) {
         guard let field, field.hasPrefix("bytes ") else { return nil }
         let spec = field.dropFirst(6)
         let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)

@@ -28,13 +28,13 @@ public import HTTPTypes
 /// ```
 @_spi(Transport) public final class PartialDownload {
     /// Where the file goes when complete.
-    public let destination: DownloadDestination
+    public let destination: DownloadTarget
     /// Where it is written until then.
     public let temporaryURL: URL
     /// Bytes written so far.
     public private(set) var written: Int64 = 0
     /// The response head, which a transport sets before the first write: a
-    /// ``DownloadDestination/Options/resumable`` download that fails keeps
+    /// ``DownloadTarget/Options/resumable`` download that fails keeps
     /// its bytes only when it knows their validators from here.
     public var head: HTTPResponse?
     private var descriptor: Int32
@@ -44,7 +44,7 @@ public import HTTPTypes
     /// - Throws: ``TransportError/Code/fileSystem`` when the folder cannot be
     ///   made, a file is at the destination and may not be replaced, or the
     ///   temporary file cannot be created.
-    public init(_ destination: DownloadDestination) throws(TransportError) {
+    public init(_ destination: DownloadTarget) throws(TransportError) {
         self.destination = destination
         let folder = destination.url.deletingLastPathComponent()
         if destination.options.contains(.createIntermediateDirectories) {
@@ -121,9 +121,9 @@ public import HTTPTypes
     }
 
     /// Removes the temporary file; safe to call any number of times, and after
-    /// ``commit(expectedLength:)``. Under ``DownloadDestination/Options/resumable``,
+    /// ``commit(expectedLength:)``. Under ``DownloadTarget/Options/resumable``,
     /// bytes of a response that can be resumed (see ``head``) are kept at
-    /// ``DownloadDestination/partialFileURL`` instead, with the head beside them.
+    /// ``DownloadTarget/partialFileURL`` instead, with the head beside them.
     public func discard() {
         if descriptor >= 0 {
             close(descriptor)
@@ -148,7 +148,7 @@ public import HTTPTypes
     /// file at the destination atomically; `link`, used when replacing is not
     /// allowed, fails instead of replacing, so a file that appeared meanwhile
     /// is never overwritten.
-    static func place(_ file: URL, at destination: DownloadDestination) throws(TransportError) {
+    static func place(_ file: URL, at destination: DownloadTarget) throws(TransportError) {
         let from = file.path
         let to = destination.url.path
         if destination.options.contains(.removePreviousFile) {
@@ -169,7 +169,7 @@ public import HTTPTypes
     }
 
     /// Fails when a file is at the destination and may not be replaced.
-    static func checkReplaceable(_ destination: DownloadDestination) throws(TransportError) {
+    static func checkReplaceable(_ destination: DownloadTarget) throws(TransportError) {
         guard !destination.options.contains(.removePreviousFile),
             FileManager.default.fileExists(atPath: destination.url.path)
         else { return }

@@ -37,15 +37,15 @@ public struct EndpointSpec: Sendable {
         set { SharedFields.unique(&box).fields.headers = newValue }
     }
     /// The longest one attempt may take (its total), replacing the client's
-    /// ``APIClient/Configuration/timeout`` — or, for a download,
-    /// ``DownloadTimeouts/total``.
+    /// ``APIClient/Configuration/timeout`` — or, for a download, the
+    /// client's download total (CourierTransfers' `DownloadTimeouts.total`).
     public var timeout: Duration? {
         get { box.fields.timeout }
         set { SharedFields.unique(&box).fields.timeout = newValue }
     }
     /// The longest an attempt may move no byte either way, replacing the
     /// client's ``APIClient/Configuration/idleTimeout`` — or, for a download,
-    /// ``DownloadTimeouts/idle``.
+    /// the client's download idle bound (CourierTransfers' `DownloadTimeouts.idle`).
     public var idleTimeout: Duration? {
         get { box.fields.idleTimeout }
         set { SharedFields.unique(&box).fields.idleTimeout = newValue }
@@ -108,22 +108,22 @@ public struct EndpointSpec: Sendable {
         get { box.fields.encodedQuery }
         set { SharedFields.unique(&box).fields.encodedQuery = newValue }
     }
-    /// Write the response body to a file instead of memory.
-    public var destination: DownloadDestination? {
-        get { box.fields.destination }
-        set { SharedFields.unique(&box).fields.destination = newValue }
+    /// Write the response body to this file instead of memory
+    /// (CourierTransfers' `EndpointSpec.destination`).
+    package var downloadTarget: DownloadTarget? {
+        get { box.fields.downloadTarget }
+        set { SharedFields.unique(&box).fields.downloadTarget = newValue }
     }
     /// The largest in-memory response body accepted.
     public var maxBodySize: Int? {
         get { box.fields.maxBodySize }
         set { SharedFields.unique(&box).fields.maxBodySize = newValue }
     }
-    /// The largest body a download (``destination``) may write, counted after
-    /// decompression; a larger one is refused at its announced length or
-    /// stopped at the limit, and leaves no file.
-    public var maxDownloadSize: Int64? {
-        get { box.fields.maxDownloadSize }
-        set { SharedFields.unique(&box).fields.maxDownloadSize = newValue }
+    /// The largest body a download (``downloadTarget``) may write, counted
+    /// after decompression (CourierTransfers' `EndpointSpec.maxDownloadSize`).
+    package var downloadSizeLimit: Int64? {
+        get { box.fields.downloadSizeLimit }
+        set { SharedFields.unique(&box).fields.downloadSizeLimit = newValue }
     }
 
     /// Whether calls are authenticated (``CallContext/authenticates``):
@@ -174,10 +174,10 @@ public struct EndpointSpec: Sendable {
         var plugins: [any Plugin]
         var decoder: (any ResponseDecoder)? = nil
         var transformer: (any ResponseTransformer)? = nil
-        var destination: DownloadDestination? = nil
+        var downloadTarget: DownloadTarget? = nil
         var encodedQuery: String? = nil
         var maxBodySize: Int? = nil
-        var maxDownloadSize: Int64? = nil
+        var downloadSizeLimit: Int64? = nil
         var authenticates = true
         var coalescing: Coalescing? = nil
         var tags: Set<String> = []

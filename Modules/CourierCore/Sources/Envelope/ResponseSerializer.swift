@@ -27,24 +27,6 @@ extension ResponseSerializer where Response == RawResponse {
     public static var raw: Self { Self { response, _ in response } }
 }
 
-extension ResponseSerializer where Response == DownloadedFile {
-    /// The file the transport wrote.
-    public static var downloadedFile: Self {
-        Self { response, _ in
-            guard case .file(let url) = response.body else {
-                throw CourierError(
-                    .decoding, stage: .decoding,
-                    message: "the transport kept the body in memory instead of writing the download to a file"
-                )
-            }
-            let resumedFrom =
-                response.statusCode == 206
-                ? ContentRange(response.headerFields[.contentRange])?.first ?? 0 : 0
-            return DownloadedFile(url: url, statusCode: response.statusCode, resumedFrom: resumedFrom)
-        }
-    }
-}
-
 extension ResponseSerializer where Response: Decodable {
     /// Decodes the model with the endpoint's or client's ``ResponseDecoder``:
     /// from the envelope's payload when there is an envelope, otherwise from

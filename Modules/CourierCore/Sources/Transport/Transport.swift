@@ -87,7 +87,7 @@ public struct TransportOptions: Sendable {
     /// to the transport's configuration. See each transport for what it honours.
     @_spi(Transport) public var connectTimeout: Duration?
     /// Write the body to this file instead of memory.
-    @_spi(Transport) public var destination: DownloadDestination?
+    @_spi(Transport) public var destination: DownloadTarget?
     /// The largest in-memory body (after decompression) the transport should
     /// accept; larger fails with ``TransportError/Code/bodyTooLarge``. Bodies
     /// written to ``destination`` are bounded by ``maxDownloadSize`` instead.
@@ -107,7 +107,7 @@ public struct TransportOptions: Sendable {
     /// Creates options.
     @_spi(Transport) public init(
         timeout: Duration? = nil,
-        destination: DownloadDestination? = nil,
+        destination: DownloadTarget? = nil,
         maxBodySize: Int = TransportOptions.defaultMaxBodySize, maxDownloadSize: Int64? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil, cancellation: CallCancellation? = nil,
         idleTimeout: Duration? = nil, connectTimeout: Duration? = nil

@@ -1,6 +1,7 @@
 @_spi(Locking) @_spi(Transport) import CourierCore
 import CourierTestSupport
 import CourierTesting
+import CourierTransfers
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -151,8 +152,9 @@ struct DownloadLimitTests {
 
     @Test func clientAndEndpointLimitsReachTheTransport() async throws {
         let transport = Capturing()
-        let client = APIClient(
-            configuration: .init(transport: transport, maxDownloadSize: 5_000, clock: TestClock()))
+        var configuration = APIClient.Configuration(transport: transport, clock: TestClock())
+        configuration.maxDownloadSize = 5_000
+        let client = APIClient(configuration: configuration)
         var endpoint = Endpoint<RawResponse>(.get("x"), on: .api)
         _ = try await client.send(endpoint)
         endpoint.maxDownloadSize = 42

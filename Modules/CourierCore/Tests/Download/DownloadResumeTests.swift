@@ -1,6 +1,7 @@
 @_spi(Locking) @_spi(Transport) import CourierCore
 import CourierTestSupport
 import CourierTesting
+import CourierTransfers
 import Foundation
 import HTTPTypes
 import Testing

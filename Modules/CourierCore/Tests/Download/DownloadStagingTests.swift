@@ -1,6 +1,7 @@
 import CourierCore
 import CourierTestSupport
 import CourierTesting
+import CourierTransfers
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 @_spi(Locking) @_spi(Transport) import CourierCore
 import CourierTestSupport
 import CourierTesting
+import CourierTransfers
 import Foundation
 import Testing
 
@@ -107,10 +108,10 @@ struct IdleTimeoutTests {
     @Test func anEndpointsOwnBoundsReplaceTheClients() async throws {
         let transport = OptionsRecorder()
         let directory = try TemporaryDirectory()
-        let client = APIClient(
-            configuration: .init(
-                transport: transport, timeout: .seconds(20), clock: TestClock(), idleTimeout: .seconds(5),
-                downloadTimeouts: DownloadTimeouts(idle: .seconds(30), total: .seconds(3600))))
+        var configuration = APIClient.Configuration(
+            transport: transport, timeout: .seconds(20), clock: TestClock(), idleTimeout: .seconds(5))
+        configuration.downloadTimeouts = DownloadTimeouts(idle: .seconds(30), total: .seconds(3600))
+        let client = APIClient(configuration: configuration)
         var call = Endpoint<RawResponse>(.get("call"), on: .api)
         _ = try await client.send(call)
         call.idleTimeout = .seconds(2)

@@ -1,3 +1,5 @@
+@_spi(Transport) public import CourierCore
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -24,10 +26,7 @@ public struct DownloadDestination: Sendable, Hashable {
         /// validators beside the destination; the next attempt (a retry) or
         /// the next call to the same destination asks for the rest, appends
         /// it on a 206, and starts over on a 200 — the server's answer when
-        /// the file changed. For a transport, it means: when the transfer
-        /// fails after some bytes of a 200 or 206 without a content coding,
-        /// leave them at ``DownloadDestination/partialFileURL`` with the head
-        /// (``PartialDownload/head``) instead of removing them.
+        /// the file changed.
         public static let resumable = Options(rawValue: 1 << 2)
     }
 
@@ -47,37 +46,14 @@ public struct DownloadDestination: Sendable, Hashable {
         self.options = options
     }
 
-    /// Where a transport leaves an interrupted transfer's bytes under
-    /// ``Options/resumable``: the destination's path with `.partial` added.
-    @_spi(Transport) public var partialFileURL: URL { URL(fileURLWithPath: url.path + ".partial") }
+    /// What the pipeline and the transports work with (CourierCore's
+    /// `DownloadTarget`): the same file and options.
+    var target: DownloadTarget {
+        DownloadTarget(url, options: DownloadTarget.Options(rawValue: options.rawValue))
+    }
 
-    /// Where the head of that transfer is kept beside them (JSON).
-    var partialHeadURL: URL { URL(fileURLWithPath: url.path + ".partial-head") }
-}
-
-extension DownloadDestination {
-    /// Makes the destination ready for a new file: creates missing parent
-    /// directories when ``Options/createIntermediateDirectories`` is set, and
-    /// removes a file already there when ``Options/removePreviousFile`` is set.
-    /// - Throws: ``TransportError`` with code ``TransportError/Code/fileSystem``
-    ///   when a file exists and may not be replaced, or the file system refuses.
-    @_spi(Transport) public func prepare() throws(TransportError) {
-        let files = FileManager.default
-        do {
-            if options.contains(.createIntermediateDirectories) {
-                try files.createDirectory(
-                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            }
-            if files.fileExists(atPath: url.path) {
-                guard options.contains(.removePreviousFile) else {
-                    throw TransportError(.fileSystem, "\(url.path) exists and removePreviousFile is not set")
-                }
-                try files.removeItem(at: url)
-            }
-        } catch let error as TransportError {
-            throw error
-        } catch {
-            throw TransportError(.fileSystem, "cannot prepare \(url.path): \(error)")
-        }
+    /// The destination `target` describes.
+    init(_ target: DownloadTarget) {
+        self.init(target.url, options: Options(rawValue: target.options.rawValue))
     }
 }

@@ -1,3 +1,5 @@
+public import CourierCore
+
 /// A call whose progress arrives as an `AsyncSequence`, read on the caller's
 /// own actor: a progress bar on the main actor needs no lock and no
 /// `@Sendable` closure.
@@ -27,19 +29,19 @@ public struct Transfer<Response: Sendable>: Sendable {
         self.call = call
     }
 
-    /// The call's result: its model, or the ``CourierError`` it failed with.
+    /// The call's result: its model, or the ``/CourierCore/CourierError`` it failed with.
     public var value: Response {
         get async throws(CourierError) { try await call.value.get() }
     }
 
-    /// Cancels the call (its error is ``CourierError/Code/cancelled``).
+    /// Cancels the call (its error is ``/CourierCore/CourierError/Code/cancelled``).
     public func cancel() { call.cancel() }
 }
 
 extension APIClient {
     /// Starts a call and returns its progress as an `AsyncSequence` and its
     /// result: see ``Transfer``. The same call as
-    /// ``send(_:plugins:progress:)``, for callers that want progress on their
+    /// ``/CourierCore/APIClient/send(_:plugins:progress:)``, for callers that want progress on their
     /// own actor instead of in a `@Sendable` closure.
     /// - Parameters:
     ///   - endpoint: What to call.
