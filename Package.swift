@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "CourierConcurrencyGroups", targets: ["CourierConcurrencyGroups"]),
         .library(name: "CourierTargets", targets: ["CourierTargets"]),
         .library(name: "CourierTransfers", targets: ["CourierTransfers"]),
+        .library(name: "CourierMultipart", targets: ["CourierMultipart"]),
         .library(name: "CourierConfiguration", targets: ["CourierConfiguration"]),
     ],
     traits: [
@@ -208,7 +209,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTargetsTests",
-            dependencies: ["CourierTargets", "CourierCore", "CourierTesting", "CourierTestSupport"],
+            dependencies: [
+                "CourierTargets", "CourierCore", "CourierTesting", "CourierTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Modules/CourierTargets/Tests"
         ),
         // A satellite of CourierCore: downloads to a file (resumable), their
@@ -218,12 +222,23 @@ let package = Package(
             dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Modules/CourierTransfers/Sources"
         ),
+        // A satellite of CourierCore: multipart/form-data bodies.
+        .target(
+            name: "CourierMultipart",
+            dependencies: ["CourierCore"],
+            path: "Modules/CourierMultipart/Sources"
+        ),
+        .testTarget(
+            name: "CourierMultipartTests",
+            dependencies: ["CourierMultipart", "CourierCore", "CourierTestSupport"],
+            path: "Modules/CourierMultipart/Tests"
+        ),
         .target(
             name: "Courier",
             dependencies: [
                 "CourierCore", "CourierCodable", "CourierResilience", "CourierPagination",
                 "CourierAuthentication", "CourierStreamFormats", "CourierTLS", "CourierConcurrencyGroups",
-                "CourierTargets", "CourierTransfers",
+                "CourierTargets", "CourierTransfers", "CourierMultipart",
                 // libcurl where the system has it; URLSession on Apple platforms.
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .target(
@@ -550,7 +565,7 @@ let package = Package(
                 // Integration of the satellites' authenticator, event
                 // streams and concurrency groups with the pipeline.
                 "CourierAuthentication", "CourierStreamFormats", "CourierConcurrencyGroups",
-                "CourierTransfers",
+                "CourierTransfers", "CourierMultipart",
             ],
             path: "Modules/CourierCore/Tests"
         ),

@@ -1,6 +1,7 @@
 import CourierCodable
 import CourierCore
 import CourierMockServer
+import CourierMultipart
 import Foundation
 import Testing
 

@@ -4,6 +4,7 @@
 @_exported import CourierCodable
 @_exported import CourierConcurrencyGroups
 @_exported import CourierCore
+@_exported import CourierMultipart
 @_exported import CourierPagination
 @_exported import CourierResilience
 @_exported import CourierStreamFormats

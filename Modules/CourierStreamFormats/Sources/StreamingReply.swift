@@ -1,4 +1,4 @@
-public import CourierCore
+import CourierCore
 public import HTTPTypes
 
 /// The deadlines of a streamed body. The head has the call's own timeout

@@ -2,6 +2,7 @@ import CourierCore
 import CourierTargets
 import CourierTestSupport
 import CourierTesting
+import HTTPTypes
 import Testing
 
 enum GitHub: APITarget {

@@ -1,4 +1,4 @@
-@_spi(Transport) public import CourierCore
+@_spi(Transport) import CourierCore
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials

@@ -1,9 +1,9 @@
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    package import FoundationEssentials
 #else
-    import Foundation
+    package import Foundation
 #endif
 #if canImport(Glibc)
     import Glibc
@@ -90,9 +90,9 @@ final class BodyPartsReader: Sendable {
 }
 
 /// File-system facts the body builders need, with typed errors.
-enum FileFacts {
+package enum FileFacts {
     /// The size of a regular file.
-    static func size(of url: URL) throws(CourierError) -> Int64 {
+    package static func size(of url: URL) throws(CourierError) -> Int64 {
         var info = stat()
         guard stat(url.path, &info) == 0 else { throw error(errno, reading: url) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {

@@ -17,16 +17,31 @@ public struct Content: Sendable {
         case json(@Sendable () throws -> [UInt8])
         case raw([UInt8], contentType: String)
         case file(URL, contentType: String)
-        case multipart(MultipartForm)
         case stream(RequestBody, contentType: String)
+        /// A body another module builds when the request is (a multipart
+        /// form: CourierMultipart), named for logs.
+        case built(
+            name: String, framed: Bool, make: @Sendable () throws(CourierError) -> (RequestBody, String))
     }
 
     let kind: Kind
 
-    /// Whether it is a multipart form, whose `Content-Type` carries the
-    /// boundary and so wins over any other (``RequestBuilder``).
-    var isMultipart: Bool {
-        if case .multipart = kind { return true }
+    /// A body built when the request is, by `make` (its bytes and content
+    /// type), called `name` in logs. A `framed` body's content type carries
+    /// what the body is cut by (a multipart boundary) and so wins over any
+    /// other (``RequestBuilder``). Package-level: a module adds a public
+    /// modifier of its own in front (`Content.multipart(_:)`).
+    package static func built(
+        name: String, framed: Bool,
+        _ make: @escaping @Sendable () throws(CourierError) -> (RequestBody, String)
+    ) -> Content {
+        Content(kind: .built(name: name, framed: framed, make: make))
+    }
+
+    /// Whether its `Content-Type` wins over any other (a multipart form's
+    /// boundary, ``built(name:framed:_:)``).
+    var isFramed: Bool {
+        if case .built(_, true, _) = kind { return true }
         return false
     }
 
@@ -66,9 +81,6 @@ public struct Content: Sendable {
         Content(kind: .file(url, contentType: contentType))
     }
 
-    /// A `multipart/form-data` body; file parts are streamed from disk.
-    public static func multipart(_ form: MultipartForm) -> Content { Content(kind: .multipart(form)) }
-
     /// A body you built yourself, for example a one-shot stream.
     public static func body(_ body: RequestBody, contentType: String) -> Content {
         Content(kind: .stream(body, contentType: contentType))
@@ -93,7 +105,8 @@ public struct Content: Sendable {
         }
     }
 
-    /// A short name for logs: `none`, `form`, `json`, `raw`, `file`, `multipart` or `stream`.
+    /// A short name for logs: `none`, `form`, `json`, `raw`, `file`, `stream`,
+    /// or the name of a body another module builds (`multipart`).
     public var name: String {
         switch kind {
         case .none: "none"
@@ -101,8 +114,8 @@ public struct Content: Sendable {
         case .jsonParameters, .json: "json"
         case .raw: "raw"
         case .file: "file"
-        case .multipart: "multipart"
         case .stream: "stream"
+        case .built(let name, _, _): name
         }
     }
 }

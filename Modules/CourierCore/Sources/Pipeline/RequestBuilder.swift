@@ -41,7 +41,7 @@ enum RequestBuilder {
         // A node's or endpoint's `Content-Type` wins over the body's own —
         // except a multipart form's, whose boundary the body is cut by: any
         // other value would make the upload unreadable (XSYNetwork's bug).
-        if let contentType, headers[.contentType] == nil || spec.content.isMultipart {
+        if let contentType, headers[.contentType] == nil || spec.content.isFramed {
             headers[.contentType] = try RequestHeadCheck.checkedValue(contentType, for: .contentType)
         }
         let head = HTTPRequest(
@@ -74,10 +74,10 @@ enum RequestBuilder {
             return (RequestBody(bytes: bytes), contentType)
         case .file(let url, let contentType):
             return (try RequestBody(file: url), contentType)
-        case .multipart(let form):
-            return (try form.makeBody(), form.contentType)
         case .stream(let body, let contentType):
             return (body, contentType)
+        case .built(_, _, let make):
+            return try make()
         }
     }
 

@@ -1,5 +1,6 @@
 import CourierCodable
 import CourierCore
+import CourierMultipart
 import CourierTestSupport
 import CourierTesting
 import Foundation

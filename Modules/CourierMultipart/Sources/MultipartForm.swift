@@ -1,3 +1,5 @@
+public import CourierCore
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -77,7 +79,7 @@ public struct MultipartForm: Sendable {
     /// instead. Files are not read to search them; with the default random
     /// boundary (24 random base-36 characters) a collision is not a practical
     /// concern, with a boundary of your own it is yours to rule out.
-    /// - Throws: ``CourierError/Code/invalidRequest`` for a missing file, a
+    /// - Throws: ``/CourierCore/CourierError/Code/invalidRequest`` for a missing file, a
     ///   boundary that is not 1–70 RFC 2046 characters, a boundary found in a
     ///   part's content, or a name, filename or content type with CR, LF or NUL.
     public func makeBody() throws(CourierError) -> RequestBody {
@@ -156,6 +158,16 @@ public struct MultipartForm: Sendable {
         if text.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
             throw CourierError(
                 .invalidRequest, stage: .build, message: "multipart \(what) contains CR, LF or NUL")
+        }
+    }
+}
+
+extension Content {
+    /// A `multipart/form-data` body; file parts are streamed from disk. Its
+    /// `Content-Type` (with the boundary) wins over a node's or endpoint's.
+    public static func multipart(_ form: MultipartForm) -> Content {
+        .built(name: "multipart", framed: true) { () throws(CourierError) in
+            (try form.makeBody(), form.contentType)
         }
     }
 }

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierMultipart
 import CourierTestSupport
 import Foundation
 import Testing
