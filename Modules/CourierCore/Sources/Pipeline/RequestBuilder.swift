@@ -39,8 +39,9 @@ enum RequestBuilder {
         if !spec.headers.isEmpty { headers.setAll(spec.headers) }
         let (body, contentType) = try makeBody(spec.content, encoding)
         // A node's or endpoint's `Content-Type` wins over the body's own —
-        // except a multipart form's, whose boundary the body is cut by: any
-        // other value would make the upload unreadable (XSYNetwork's bug).
+        // except a framed body's (a multipart form's, whose boundary the body
+        // is cut by): any other value would make the upload unreadable
+        // (XSYNetwork's bug).
         if let contentType, headers[.contentType] == nil || spec.content.isFramed {
             headers[.contentType] = try RequestHeadCheck.checkedValue(contentType, for: .contentType)
         }
