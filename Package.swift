@@ -571,7 +571,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierCodableTests",
-            dependencies: ["CourierCodable", "CourierTesting"],
+            dependencies: [
+                "CourierCodable", "CourierTesting", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Modules/CourierCodable/Tests"
         ),
         .testTarget(

@@ -17,6 +17,10 @@ struct BodyTests {
         }
 
         let method: String
+        /// The request target as the server read it.
+        let url: String
+        /// The body as the server read it, when it is text.
+        let body: String?
         let headers: [[String]]
         let json: [String: JSONScalar]?
         let form: [String: String]?
@@ -69,6 +73,36 @@ struct BodyTests {
                 Endpoint<Echo>(
                     .post("anything"), on: node, content: .form(["q": "a b&c=d", "emoji": "é✓"])))
             #expect(echo.form == ["q": "a b&c=d", "emoji": "é✓"])
+            #expect(echo.header("Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true)
+        }
+    }
+
+    /// A form body and a query from `Encodable` values (`ParametersEncoder`):
+    /// the bytes the server read, not what Courier says it sent.
+    @Test(arguments: TransportKind.allCases)
+    func encodableFormAndQuery(kind: TransportKind) async throws {
+        struct Filter: Encodable, Sendable {
+            let pageSize: Int
+            let tags: [String]
+            let since: Date
+            let note: String?
+            let exact: Bool
+        }
+        let filter = Filter(
+            pageSize: 20, tags: ["a", "b c"], since: Date(timeIntervalSince1970: 1_700_000_000), note: nil,
+            exact: true)
+        let encoder = ParametersEncoder(keys: .convertToSnakeCase)
+        try await withMockServer { server async throws in
+            let node = Node("mock", baseURL: server.baseURL)
+            let endpoint = try Endpoint<Echo>(
+                .post("anything"), on: node, content: .form(from: filter, encoder: encoder)
+            )
+            .adding(queryFrom: filter, encoder: encoder)
+            let echo = try await client(kind).send(endpoint)
+            let fields =
+                "page_size=20&tags%5B%5D=a&tags%5B%5D=b%20c&since=2023-11-14T22%3A13%3A20Z&exact=true"
+            #expect(echo.url == "/anything?" + fields)
+            #expect(echo.body == fields)
             #expect(echo.header("Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true)
         }
     }
