@@ -1,9 +1,9 @@
 public import HTTPTypes
 
 #if canImport(FoundationEssentials)
-    public import FoundationEssentials
+    import FoundationEssentials
 #else
-    public import Foundation
+    import Foundation
 #endif
 
 /// One API, described as a value: where it is, what it sends, and the model it
@@ -34,7 +34,7 @@ public struct Endpoint<Response: Sendable>: Sendable {
     /// What to send and how the pipeline treats it.
     public var spec: EndpointSpec
     /// Turns the validated response into the model.
-    let serializer: ResponseSerializer<Response>
+    package var serializer: ResponseSerializer<Response>
     /// Handlers that see the typed result and may replace it or run the call again.
     public var responseHandlers: [ResponseHandler<Response>] = []
 

@@ -7,6 +7,19 @@ import HTTPTypes
 public struct ResponseSerializer<Response: Sendable>: Sendable {
     let serialize: @Sendable (RawResponse, DecodingInput) throws -> Response
 
+    /// A serializer that decodes with the call's ``ResponseDecoder`` from
+    /// the body (after the endpoint's transformer) at `path`, from the
+    /// body's root — whatever envelope the endpoint has, whose code
+    /// validation has checked already. Package-level: CourierCodable's
+    /// `decodable(at:)` puts a public name in front.
+    package static func decoding(at path: [String]) -> Self where Response: Decodable {
+        Self { response, input in
+            let (decoder, body) = try input.decoderAndBody(of: response, for: Response.self)
+            return try decoder.decode(
+                Response.self, from: input.transformer?.transform(body) ?? body, at: path)
+        }
+    }
+
     /// A model made by a closure from the raw response. Errors it throws
     /// become ``CourierError/Code/decoding``.
     public static func map(_ transform: @escaping @Sendable (RawResponse) throws -> Response) -> Self {
@@ -20,6 +33,21 @@ struct DecodingInput: Sendable {
     var envelope: EnvelopeFormat?
     var envelopeHead: EnvelopeHead?
     var transformer: (any ResponseTransformer)?
+
+    /// The decoder and the body bytes to decode a `type` from.
+    /// - Throws: ``CourierError/Code/noDecoder`` without a decoder;
+    ///   ``CourierError/Code/decoding`` for a body written to a file.
+    func decoderAndBody(of response: RawResponse, for type: Any.Type) throws(CourierError)
+        -> (any ResponseDecoder, [UInt8])
+    {
+        guard let decoder else { throw CourierError.noDecoder(for: type) }
+        guard case .bytes(let body) = response.body else {
+            throw CourierError(
+                .decoding, stage: .decoding,
+                message: "the body was written to a file; use a download endpoint to get it")
+        }
+        return (decoder, body)
+    }
 }
 
 extension ResponseSerializer where Response == RawResponse {
@@ -33,20 +61,9 @@ extension ResponseSerializer where Response: Decodable {
     /// the whole body (or from a transformer's output).
     public static func decodable() -> Self {
         Self { response, input in
-            guard let decoder = input.decoder else {
-                throw CourierError(
-                    .noDecoder, stage: .decoding,
-                    message: "no ResponseDecoder is configured to decode \(Response.self); "
-                        + "pass one to the client (for example .codable from CourierCodable)")
-            }
-            guard case .bytes(var body) = response.body else {
-                throw CourierError(
-                    .decoding, stage: .decoding,
-                    message: "the body was written to a file; use a download endpoint to get it")
-            }
+            let (decoder, body) = try input.decoderAndBody(of: response, for: Response.self)
             if let transformer = input.transformer {
-                body = try transformer.transform(body)
-                return try decoder.decode(Response.self, from: body, at: [])
+                return try decoder.decode(Response.self, from: transformer.transform(body), at: [])
             }
             guard let format = input.envelope else {
                 if body.isEmpty, let empty = Self.emptyValue() { return empty }
@@ -83,4 +100,14 @@ protocol OptionalMarker {
 
 extension Optional: OptionalMarker {
     static var courierNone: Self { nil }
+}
+
+extension CourierError {
+    /// No ``ResponseDecoder`` for a model of type `type`.
+    static func noDecoder(for type: Any.Type) -> CourierError {
+        CourierError(
+            .noDecoder, stage: .decoding,
+            message: "no ResponseDecoder is configured to decode \(type); "
+                + "pass one to the client (for example .codable from CourierCodable)")
+    }
 }
