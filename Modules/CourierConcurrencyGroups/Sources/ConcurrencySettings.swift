@@ -1,39 +1,22 @@
 public import CourierCore
 
-/// What a client's configuration keeps for its ``ConcurrencyGroup``: the
-/// group every call joins, with the default policy, unless its endpoint
-/// says otherwise (``EndpointConcurrency``, which then chooses the steps).
-struct ClientConcurrencyGroup: ClientExtension {
-    var group: ConcurrencyGroup
+/// A group and a policy: on a client's configuration, the group every call
+/// joins (with the default policy); attached to an endpoint, its policy and
+/// the group its calls join instead — which then replaces the client's for
+/// that endpoint's calls (`CallSettings.contributors`), reading the
+/// client's group when it names none.
+struct ConcurrencySettings: ClientExtension {
+    enum Key: EndpointAttachmentKey { typealias Value = ConcurrencySettings }
 
-    func attemptSteps(for spec: EndpointSpec, in configuration: APIClient.Configuration)
-        -> [(slot: AttemptSlot, step: any AttemptStep)]
-    {
-        spec.attachments[EndpointConcurrency.Key.self] == nil ? [(.groupAdmission, GroupAdmissionStep())] : []
-    }
-
-    func passSteps(for spec: EndpointSpec, in configuration: APIClient.Configuration) -> [any PassStep] {
-        spec.attachments[EndpointConcurrency.Key.self] == nil
-            ? [GroupMembershipStep(group: group, policy: nil)] : []
-    }
-}
-
-/// What an endpoint keeps: its policy, and the group its calls join instead
-/// of the client's. Attached to the endpoint, it chooses the group's steps
-/// for the endpoint's calls whether or not the client has a group.
-struct EndpointConcurrency: ClientExtension {
-    enum Key: EndpointAttachmentKey { typealias Value = EndpointConcurrency }
-
-    var policy: ConcurrencyPolicy?
     var group: ConcurrencyGroup?
+    var policy: ConcurrencyPolicy?
 
     func attemptSteps(for spec: EndpointSpec, in configuration: APIClient.Configuration)
         -> [(slot: AttemptSlot, step: any AttemptStep)]
     { [(.groupAdmission, GroupAdmissionStep())] }
 
     func passSteps(for spec: EndpointSpec, in configuration: APIClient.Configuration) -> [any PassStep] {
-        let group = group ?? configuration[extension: ClientConcurrencyGroup.self]?.group
-        return [GroupMembershipStep(group: group, policy: policy)]
+        [GroupMembershipStep(group: group ?? configuration[extension: Self.self]?.group, policy: policy)]
     }
 }
 
@@ -43,8 +26,8 @@ extension APIClient.Configuration {
     /// unless the endpoint sets one); `nil` (no group) by default.
     /// Several clients may share a group.
     public var concurrencyGroup: ConcurrencyGroup? {
-        get { self[extension: ClientConcurrencyGroup.self]?.group }
-        set { self[extension: ClientConcurrencyGroup.self] = newValue.map(ClientConcurrencyGroup.init) }
+        get { self[extension: ConcurrencySettings.self]?.group }
+        set { self[extension: ConcurrencySettings.self] = newValue.map { ConcurrencySettings(group: $0) } }
     }
 }
 
@@ -53,21 +36,21 @@ extension EndpointSpec {
     /// ``ConcurrencyGroup``; `nil` is ``ConcurrencyPolicy/default``. A policy
     /// needs a group: this endpoint's, or the client's.
     public var concurrencyPolicy: ConcurrencyPolicy? {
-        get { attachments[EndpointConcurrency.Key.self]?.policy }
+        get { attachments[ConcurrencySettings.Key.self]?.policy }
         set { concurrency { $0.policy = newValue } }
     }
 
     /// The group this endpoint's calls join instead of the client's
     /// (`APIClient.Configuration.concurrencyGroup`).
     public var concurrencyGroup: ConcurrencyGroup? {
-        get { attachments[EndpointConcurrency.Key.self]?.group }
+        get { attachments[ConcurrencySettings.Key.self]?.group }
         set { concurrency { $0.group = newValue } }
     }
 
-    private mutating func concurrency(_ change: (inout EndpointConcurrency) -> Void) {
-        var value = attachments[EndpointConcurrency.Key.self] ?? EndpointConcurrency()
+    private mutating func concurrency(_ change: (inout ConcurrencySettings) -> Void) {
+        var value = attachments[ConcurrencySettings.Key.self] ?? ConcurrencySettings()
         change(&value)
-        attachments[EndpointConcurrency.Key.self] = value.policy == nil && value.group == nil ? nil : value
+        attachments[ConcurrencySettings.Key.self] = value.policy == nil && value.group == nil ? nil : value
     }
 }
 

@@ -3,66 +3,71 @@ import Foundation
 
 /// One value being encoded: filled in by whichever container the value's
 /// `encode(to:)` asks for, read once at the end. A reference, so that a
-/// nested container writes into its parent's tree as it goes.
+/// nested container writes into its parent's tree as it goes; fields and
+/// elements are appended in place (no copy per write).
 final class ParameterNode {
-    enum Content {
-        case unset
-        case value(ParameterValue)
-        case object([(key: String, node: ParameterNode)])
-        case array([ParameterNode])
-    }
+    private enum Kind { case unset, value, object, array }
 
-    var content = Content.unset
+    private var kind = Kind.unset
+    private var value = ParameterValue.null
+    private var fields: [(key: String, node: ParameterNode)] = []
+    /// Where each key is in `fields`: a key written twice keeps its place.
+    private var fieldIndex: [String: Int] = [:]
+    private var elements: [ParameterNode] = []
+
+    /// Writes a value.
+    func set(_ value: ParameterValue) {
+        kind = .value
+        self.value = value
+    }
 
     /// The value written, or `nil` when nothing was (its key is left out).
     func resolved() -> ParameterValue? {
-        switch content {
+        switch kind {
         case .unset: nil
-        case .value(let value): value
-        case .object(let fields):
+        case .value: value
+        case .object:
             .object(Parameters(fields.compactMap { field in field.node.resolved().map { (field.key, $0) } }))
-        case .array(let elements): .array(elements.map { $0.resolved() ?? .null })
+        case .array: .array(elements.map { $0.resolved() ?? .null })
         }
     }
 
     /// The child for `key`, made when the object has none (a key written
     /// twice keeps its place and takes the later value).
     func child(_ key: String) -> ParameterNode {
-        var fields: [(key: String, node: ParameterNode)] = []
-        if case .object(let existing) = content { fields = existing }
-        if let found = fields.first(where: { $0.key == key }) { return found.node }
+        becomeObject()
+        if let index = fieldIndex[key] { return fields[index].node }
         let node = ParameterNode()
+        fieldIndex[key] = fields.count
         fields.append((key, node))
-        content = .object(fields)
         return node
     }
 
     /// A new last element.
     func append() -> ParameterNode {
-        var elements: [ParameterNode] = []
-        if case .array(let existing) = content { elements = existing }
+        becomeArray()
         let node = ParameterNode()
         elements.append(node)
-        content = .array(elements)
         return node
     }
 
     /// Makes this an object (an empty one stays one).
     func becomeObject() {
-        if case .object = content { return }
-        content = .object([])
+        guard kind != .object else { return }
+        kind = .object
+        fields = []
+        fieldIndex = [:]
     }
 
     /// Makes this an array (an empty one stays one).
     func becomeArray() {
-        if case .array = content { return }
-        content = .array([])
+        guard kind != .array else { return }
+        kind = .array
+        elements = []
     }
 
-    var count: Int {
-        if case .array(let elements) = content { return elements.count }
-        return 0
-    }
+    /// The elements written so far.
+    var count: Int { elements.count }
 }
 
 /// The `Encoder` behind ``ParametersEncoder``: writes into a node.
@@ -95,8 +100,8 @@ struct ParameterNodeEncoder: Encoder {
         switch value {
         case let date as Date: try encodeDate(date)
         case let data as Data: try encodeData(data)
-        case let url as URL: node.content = .value(.string(url.absoluteString))
-        case let decimal as Decimal: node.content = .value(.string(decimal.description))
+        case let url as URL: node.set(.string(url.absoluteString))
+        case let decimal as Decimal: node.set(.string(decimal.description))
         default: try value.encode(to: self)
         }
     }
@@ -108,33 +113,33 @@ struct ParameterNodeEncoder: Encoder {
         case .millisecondsSince1970:
             let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
             guard let whole = Int(exactly: milliseconds) else { throw notFinite(milliseconds) }
-            node.content = .value(.int(whole))
-        case .iso8601: node.content = .value(.string(date.formatted(.iso8601)))
-        case .custom(let format): node.content = .value(.string(try format(date)))
+            node.set(.int(whole))
+        case .iso8601: node.set(.string(date.formatted(.iso8601)))
+        case .custom(let format): node.set(.string(try format(date)))
         }
     }
 
     private func encodeData(_ data: Data) throws {
         switch options.data {
-        case .base64: node.content = .value(.string(data.base64EncodedString()))
+        case .base64: node.set(.string(data.base64EncodedString()))
         case .deferredToData: try data.encode(to: self)
-        case .custom(let format): node.content = .value(.string(try format(data)))
+        case .custom(let format): node.set(.string(try format(data)))
         }
     }
 
     func write(_ value: Double) throws {
         guard value.isFinite else { throw notFinite(value) }
-        node.content = .value(.double(value))
+        node.set(.double(value))
     }
 
     func write(integer value: some BinaryInteger) {
-        node.content = .value(Int(exactly: value).map(ParameterValue.int) ?? .string("\(value)"))
+        node.set(Int(exactly: value).map(ParameterValue.int) ?? .string("\(value)"))
     }
 
     func writeNil() {
         switch options.nils {
-        case .null: node.content = .value(.null)
-        case .text(let text): node.content = .value(.string(text))
+        case .null: node.set(.null)
+        case .text(let text): node.set(.string(text))
         }
     }
 
@@ -187,10 +192,10 @@ private struct KeyedParameters<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws { child(key).writeNil() }
     mutating func encode(_ value: Bool, forKey key: Key) throws {
-        child(key).node.content = .value(.bool(value))
+        child(key).node.set(.bool(value))
     }
     mutating func encode(_ value: String, forKey key: Key) throws {
-        child(key).node.content = .value(.string(value))
+        child(key).node.set(.string(value))
     }
     mutating func encode(_ value: Double, forKey key: Key) throws { try child(key).write(value) }
     mutating func encode(_ value: Float, forKey key: Key) throws { try child(key).write(Double(value)) }
@@ -234,8 +239,8 @@ private struct UnkeyedParameters: UnkeyedEncodingContainer {
     }
 
     mutating func encodeNil() throws { next().writeNil() }
-    mutating func encode(_ value: Bool) throws { next().node.content = .value(.bool(value)) }
-    mutating func encode(_ value: String) throws { next().node.content = .value(.string(value)) }
+    mutating func encode(_ value: Bool) throws { next().node.set(.bool(value)) }
+    mutating func encode(_ value: String) throws { next().node.set(.string(value)) }
     mutating func encode(_ value: Double) throws { try next().write(value) }
     mutating func encode(_ value: Float) throws { try next().write(Double(value)) }
     mutating func encode(_ value: Int) throws { next().write(integer: value) }
@@ -266,8 +271,8 @@ private struct SingleParameter: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     mutating func encodeNil() throws { encoder.writeNil() }
-    mutating func encode(_ value: Bool) throws { encoder.node.content = .value(.bool(value)) }
-    mutating func encode(_ value: String) throws { encoder.node.content = .value(.string(value)) }
+    mutating func encode(_ value: Bool) throws { encoder.node.set(.bool(value)) }
+    mutating func encode(_ value: String) throws { encoder.node.set(.string(value)) }
     mutating func encode(_ value: Double) throws { try encoder.write(value) }
     mutating func encode(_ value: Float) throws { try encoder.write(Double(value)) }
     mutating func encode(_ value: Int) throws { encoder.write(integer: value) }

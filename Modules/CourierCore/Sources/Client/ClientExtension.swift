@@ -6,8 +6,8 @@
 ///
 /// An endpoint's attachment (``EndpointAttachments``) may be one too: its
 /// steps are chosen for that endpoint's calls whatever the client holds,
-/// and the client's extension of the same feature leaves such an endpoint
-/// to it.
+/// and it replaces the client's extension of the same type for them (it
+/// may read that one through the configuration).
 package protocol ClientExtension: Sendable {
     /// The attempt steps this extension adds to calls of `spec` under
     /// `configuration`, each in its ``AttemptSlot``; none when it is off.
@@ -28,13 +28,17 @@ extension ClientExtension {
 
 extension CallSettings {
     /// The extensions that add steps to calls of `spec`: the client's, then
-    /// the endpoint's own, each in a stable order.
+    /// the endpoint's own, each in a stable order; an endpoint's replaces
+    /// the client's of the same type.
     static func contributors(_ spec: EndpointSpec, _ configuration: APIClient.Configuration)
         -> [any ClientExtension]
     {
-        let client = configuration.extensions.sorted { "\($0.key)" < "\($1.key)" }.map(\.value)
-        let endpoint = spec.attachments.stepContributors.sorted { "\($0.key)" < "\($1.key)" }.map(\.value)
-        return client + endpoint
+        let endpoint = spec.attachments.stepContributors.sorted { $0.key < $1.key }.map(\.value)
+        let replaced = Set(endpoint.map { ObjectIdentifier(type(of: $0)) })
+        let client = configuration.extensions.sorted { $0.key < $1.key }.map(\.value)
+        return
+            (replaced.isEmpty ? client : client.filter { !replaced.contains(ObjectIdentifier(type(of: $0))) })
+            + endpoint
     }
 }
 
