@@ -45,7 +45,7 @@ let package = Package(
     dependencies: [
         // With the AsyncHTTPClient trait: CourierAsyncHTTPClient is the third transport column.
         .package(name: "Courier", path: "..", traits: ["AsyncHTTPClient"]),
-        .package(name: "CourierMockServer", path: "../MockServer"),
+        .package(name: "CourierMockServer", path: "../MockServer", traits: ["Recording"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),

@@ -13,6 +13,16 @@ let package = Package(
         .library(name: "CourierMockServer", targets: ["CourierMockServer"]),
         .executable(name: "courier-mock", targets: ["courier-mock"]),
     ],
+    traits: [
+        .trait(
+            name: "Recording",
+            description: """
+                Builds `record` and the admin API's recordings: forwarding to the real API over \
+                async-http-client, https through NIOSSL. Off by default: those two packages (BoringSSL's \
+                C sources among them) are most of a cold build, and serving, validating and replaying \
+                need neither. Without it, `record` fails at once and says how to build it.
+                """)
+    ],
     dependencies: [
         // Sockets below HTTP (faults), argument parsing, logging, gzip for /gzip.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -21,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         // Recording: forwarding each request to the real API, https with a
         // private CA included (the same client CourierAsyncHTTPClient wraps).
+        // Behind the Recording trait: without it neither is resolved or built.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Reading OpenAPI documents written in YAML (serve --openapi).
@@ -44,8 +55,10 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client",
+                    condition: .when(traits: ["Recording"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Recording"])),
                 .product(name: "Yams", package: "Yams"),
             ],
             path: "Sources/CourierMockServer"

@@ -9,7 +9,12 @@ A block is compiled on its own: it must import what it uses and declare what
 it needs. An HTML comment on the line before a block changes what happens to it:
   <!-- snippet: run -->   also run it against courier-mock (API_URL is set)
   <!-- snippet: skip -->  neither (say why next to it; for fragments only)
+  <!-- snippet: manifest -->  a package manifest: not compiled here;
+                              scripts/check-consumer builds a package with it
 Prints one line per snippet: name, mode, source file and line.
+
+With --manifests OUT SOURCE, writes each manifest block of SOURCE to
+OUT/<ordinal>/Package.swift instead, one line per manifest printed.
 """
 
 import pathlib
@@ -38,7 +43,22 @@ def blocks(path):
         index += 1
 
 
+def manifests(out, source):
+    ordinal = 0
+    for line, mode, code in blocks(source):
+        if mode != "manifest":
+            continue
+        ordinal += 1
+        folder = out / str(ordinal)
+        folder.mkdir(parents=True)
+        (folder / "Package.swift").write_text("\n".join(code) + "\n")
+        print(f"{folder} {source}:{line}")
+
+
 def main():
+    if sys.argv[1] == "--manifests":
+        manifests(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]))
+        return
     out = pathlib.Path(sys.argv[1])
     sources = [pathlib.Path(p) for p in sys.argv[2:]]
     if out.exists():
@@ -47,9 +67,9 @@ def main():
     for source in sources:
         stem = re.sub(r"[^A-Za-z0-9]+", "-", str(source.with_suffix(""))).strip("-").lower()
         for ordinal, (line, mode, code) in enumerate(blocks(source), start=1):
-            if mode not in ("compile", "run", "skip"):
+            if mode not in ("compile", "run", "skip", "manifest"):
                 sys.exit(f"{source}:{line - 1}: unknown snippet mode '{mode}'")
-            if mode == "skip":
+            if mode in ("skip", "manifest"):
                 continue
             name = f"snippet-{stem}-{ordinal}"
             folder = out / name if mode == "run" else out / "checked" / name

@@ -260,6 +260,8 @@ struct Record: AsyncParsableCommand {
             server = try await MockServer.start(configuration)
         } catch let error as SpecError {
             throw ValidationError("bad OpenAPI document: \(error)")
+        } catch let error as RecordingUnavailable {
+            throw ValidationError("\(error)")
         }
         try Serve.announce(server)
         _ = await Serve.waitForTermination()

@@ -176,6 +176,8 @@ extension AdminAPI {
         do {
             let previous = core.setRecorder(try Recorder(options))
             if let previous { Task { await previous.shutdown() } }
+        } catch let error as RecordingUnavailable {
+            return self.error(501, "\(error)")
         } catch {
             return self.error(400, "cannot record \(target): \(error)")
         }
