@@ -16,9 +16,9 @@ extension Authenticator {
         let marked = AuthenticationRefresh.inProgress.union([identity])
         Task { [self] in
             let result: Result<Credential, any Error>
-            if let credential = signed.credential, let client {
+            if let client, signed.credential != nil || fetchesInitialCredential {
                 result = await AuthenticationRefresh.$inProgress.withValue(marked) {
-                    await refreshWithTimeout(credential, through: client)
+                    await refreshWithTimeout(signed.credential, through: client)
                 }
             } else {
                 result = .failure(NoRefreshPossible(credential: signed.credential != nil))
@@ -33,7 +33,9 @@ extension Authenticator {
         CallEvent.deliver(kind, context: context, to: context.monitors)
     }
 
-    func refreshWithTimeout(_ credential: Credential, through client: APIClient) async -> Result<
+    /// Refreshes `credential`, or fetches the first one when it is `nil`
+    /// (an ``InitialCredentialProvider``), within the refresh timeout.
+    func refreshWithTimeout(_ credential: Credential?, through client: APIClient) async -> Result<
         Credential, any Error
     > {
         let provider = self.provider
@@ -41,12 +43,17 @@ extension Authenticator {
         let timeout = refreshTimeout
         return await withTaskGroup(of: Result<Credential, any Error>?.self) { group in
             group.addTask {
-                do { return .success(try await provider.refresh(credential, through: client)) } catch {
+                do {
+                    if let credential {
+                        return .success(try await provider.refresh(credential, through: client))
+                    }
+                    return .success(try await Self.initialCredential(from: provider, through: client))
+                } catch {
                     return .failure(error)
                 }
             }
             group.addTask {
-                do { try await clock.sleep(for: timeout) } catch { return nil }
+                do { try await clock.sleepAsTimeout(for: timeout) } catch { return nil }
                 return .failure(RefreshTimedOut(timeout: timeout))
             }
             defer { group.cancelAll() }
@@ -55,6 +62,28 @@ extension Authenticator {
             }
             return .failure(RefreshTimedOut(timeout: timeout))
         }
+    }
+
+    /// Whether the provider can get a credential from nothing.
+    var fetchesInitialCredential: Bool { provider is any InitialCredentialProvider }
+
+    /// The provider's first credential (``InitialCredentialProvider``).
+    static func initialCredential(from provider: Provider, through client: APIClient) async throws
+        -> Credential
+    {
+        guard let fetching = provider as? any InitialCredentialProvider else {
+            throw NoRefreshPossible(credential: false)
+        }
+        return try await fetch(fetching, through: client)
+    }
+
+    private static func fetch<Fetching: InitialCredentialProvider>(
+        _ provider: Fetching, through client: APIClient
+    ) async throws -> Credential {
+        let credential = try await provider.initialCredential(through: client)
+        // Fetching is Provider itself (the cast above), so its Credential is ours.
+        guard let ours = credential as? Credential else { throw NoRefreshPossible(credential: false) }
+        return ours
     }
 
     func finishRefresh(_ result: Result<Credential, any Error>, round: Int) {

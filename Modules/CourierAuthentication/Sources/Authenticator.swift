@@ -43,6 +43,9 @@ import HTTPTypes
 /// before the user signs in: its calls fail with
 /// `CourierError.Code.authentication` ("no credential") until
 /// ``replaceCredential(with:)`` gives it one; ``removeCredential()`` signs out.
+/// A provider that can get a credential from nothing (an OAuth
+/// client-credentials grant) conforms to ``InitialCredentialProvider``: then
+/// the first call fetches it, as a refresh.
 ///
 /// ```swift
 /// let auth = Authenticator(SessionProvider(), for: [api])
@@ -80,7 +83,8 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     ///     for (`[api]`), or ``AuthenticationScope/origins(_:)``.
     ///   - credential: The credential to start with (e.g. the stored one; an
     ///     expired one is refreshed before the first call), or `nil` until
-    ///     ``replaceCredential(with:)`` gives one.
+    ///     ``replaceCredential(with:)`` gives one — or, for an
+    ///     ``InitialCredentialProvider``, until the first call fetches one.
     ///   - maxRefreshes: The loop guard: at most this many refreshes…
     ///   - window: …within this time; then calls fail instead. 5 in 30 s.
     ///   - refreshTimeout: A refresh that has not ended by then fails: 60 s.
@@ -150,8 +154,9 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     public func intercept(_ request: OutgoingRequest, context: CallContext, next: InterceptorNext)
         async throws -> RawResponse
     {
+        guard context.authenticates else { return try await next(request) }
         // Never to an origin the credential was not given for.
-        guard context.authenticates, scope.contains(request.head) else { return try await next(request) }
+        guard scope.contains(request.head) else { return try await unsigned(request, next) }
         // The fast path — a valid credential, no refresh in flight — takes
         // the lock once and suspends nowhere.
         let usable = inner.withLock { $0.rules.usable }
@@ -163,7 +168,7 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         let signed: Signed
         if let usable, let credential = usable.credential, !provider.isExpired(credential, now: clock.date) {
             signed = usable
-        } else if let usable, usable.credential == nil {
+        } else if let usable, usable.credential == nil, !fetchesInitialCredential {
             throw Self.noCredential(request)
         } else {
             signed = try await credentialToSend(context)
@@ -177,6 +182,21 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
         }
     }
 
+    /// Sends a request to an origin outside the scope, unsigned; a failure
+    /// that means "not authenticated" (a 401) says why nothing was signed,
+    /// since a node left out of the scope by mistake looks like a bad token.
+    private func unsigned(_ request: OutgoingRequest, _ next: InterceptorNext) async throws -> RawResponse {
+        do {
+            return try await next(request)
+        } catch var failure as CourierError where provider.isAuthenticationFailure(failure) {
+            let origin = AuthenticationScope.origin(of: request.head)
+            failure.message +=
+                " (sent without a credential: the Authenticator signs only "
+                + "\(scope.origins.sorted().joined(separator: ", ")), not \(origin))"
+            throw failure
+        }
+    }
+
     // MARK: - Getting a credential
 
     /// The credential to send with when the fast path found none: expired, or a refresh in flight.
@@ -185,7 +205,8 @@ public final class Authenticator<Provider: CredentialProvider>: Interceptor, Aut
     {
         let now = clock.date
         let current = inner.withLock { $0.rules.current }
-        let expired = current.credential.map { provider.isExpired($0, now: now) } ?? false
+        // No credential yet: a provider that can fetch one does, as a refresh.
+        let expired = current.credential.map { provider.isExpired($0, now: now) } ?? fetchesInitialCredential
         let time = clock.now
         let step = inner.withLock { inner in
             let step = inner.rules.prepare(checked: current.generation, expired: expired, now: time)

@@ -93,3 +93,34 @@ extension CredentialProvider {
     /// identity to the cache.
     public func principal(of credential: Credential) -> String? { nil }
 }
+
+/// A ``CredentialProvider`` that can get a credential from nothing — an
+/// OAuth client-credentials grant, a token from a vault — so that an
+/// ``Authenticator`` made without a credential fetches one on the first call
+/// instead of failing. The fetch is a refresh in every other way: one for any
+/// number of calls, through the client, within the refresh timeout, counted
+/// by the loop guard; and after ``Authenticator/removeCredential()`` the next
+/// call fetches again.
+///
+/// ```swift
+/// struct ClientCredentials: InitialCredentialProvider {
+///     func apply(_ token: String, to request: inout HTTPRequest) {
+///         request.headerFields[.authorization] = "Bearer \(token)"
+///     }
+///     func initialCredential(through client: APIClient) async throws -> String {
+///         try await client.send(.token(grant: "client_credentials")).accessToken
+///     }
+///     // A 401 later: the grant again (a client-credentials token has no refresh token).
+///     func refresh(_ token: String, through client: APIClient) async throws -> String {
+///         try await initialCredential(through: client)
+///     }
+/// }
+/// let auth = Authenticator(ClientCredentials(), for: [.api])  // no credential: the first call fetches it
+/// ```
+public protocol InitialCredentialProvider: CredentialProvider {
+    /// Gets a credential when the authenticator has none, through `client`
+    /// (calls it makes pass the authenticator, as a refresh's do).
+    /// - Throws: Every call waiting for it fails with
+    ///   `CourierError.Code.authentication`, this error underneath.
+    func initialCredential(through client: APIClient) async throws -> Credential
+}

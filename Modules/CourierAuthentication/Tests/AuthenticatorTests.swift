@@ -55,6 +55,16 @@ struct AuthenticatorTests {
 
     static let endpoint = Endpoint<RawResponse>(.get("me"), on: .api)
 
+    /// The error a call of ``endpoint`` ends with, or `nil` when it succeeds.
+    static func failure(of client: APIClient) async -> CourierError? {
+        do throws(CourierError) {
+            _ = try await client.send(Self.endpoint)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// A client whose authenticator's refresh (to `new`) waits for the gate,
     /// against a server that accepts only `new`.
     static func gatedRefresh() -> (TestGate, Provider, Authenticator<Provider>, RecordingTransport, APIClient)
@@ -300,19 +310,78 @@ struct AuthenticatorTests {
         let auth = Authenticator(
             provider, for: [.api], credential: "old", refreshTimeout: .seconds(60), clock: clock)
         let client = Self.client(Self.server(valid: "new"), auth, clock: clock)
-        let call = Task { () -> CourierError? in
-            do throws(CourierError) {
-                _ = try await client.send(Self.endpoint)
-                return nil
-            } catch {
-                return error
-            }
-        }
+        let call = Task { await Self.failure(of: client) }
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(60))
         let error = try #require(await call.value)
         #expect(error.code == .authentication)
         #expect(error.underlying is RefreshTimedOut)
+    }
+
+    /// The obvious test setup — the client and the authenticator on one
+    /// auto-advancing `TestClock` — refreshes: the refresh timeout is a
+    /// timeout, which waits for the test, not a delay that returns at once.
+    /// The refresh is held until the timeout is armed, so a timeout that
+    /// fired at once would have won.
+    @Test func anAutoAdvancingTestClockLetsARefreshEnd() async throws {
+        let clock = TestClock()
+        let gate = TestGate()
+        let provider = Provider { _ in
+            await gate.wait()
+            return "new"
+        }
+        let auth = Authenticator(provider, for: [.api], credential: "old", clock: clock)
+        let server = Self.server(valid: "new")
+        let client = Self.client(server, auth, clock: clock)
+        let call = Task { await Self.failure(of: client) }
+        await clock.waitForSleeps(1)
+        #expect(clock.sleeps == [.seconds(60)])
+        gate.open()
+        let error = await call.value
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(Self.authorizations(server) == ["Bearer old", "Bearer new"])
+    }
+
+    /// A client-credentials provider: fetches a token from nothing, counting.
+    struct ClientCredentials: InitialCredentialProvider {
+        let fetches = Counter()
+        let gate: TestGate
+        func apply(_ token: String, to request: inout HTTPRequest) {
+            request.headerFields[.authorization] = "Bearer \(token)"
+        }
+        func initialCredential(through client: APIClient) async throws -> String {
+            let count = fetches.increment()
+            await gate.wait()
+            return "fetched-\(count)"
+        }
+        func refresh(_ token: String, through client: APIClient) async throws -> String {
+            try await initialCredential(through: client)
+        }
+    }
+
+    /// An authenticator made without a credential, over a provider that can
+    /// fetch one, fetches it on the first call — once for three calls — and
+    /// again after the credential was removed.
+    @Test func aProviderThatFetchesTheFirstCredentialNeedsNoPlaceholder() async throws {
+        let gate = TestGate()
+        let provider = ClientCredentials(gate: gate)
+        let auth = Authenticator(provider, for: [.api])
+        let server = RecordingTransport(
+            StubTransport { request in
+                request.head.headerFields[.authorization]?.hasPrefix("Bearer fetched-") == true
+                    ? .json(#"{"ok":true}"#) : .status(401)
+            })
+        let client = Self.client(server, auth)
+        let calls = (0..<3).map { _ in Task { try await client.send(Self.endpoint) } }
+        try await waitUntil { auth.waitingCalls >= 3 }
+        gate.open()
+        for call in calls { _ = try await call.value }
+        #expect(provider.fetches.value == 1)
+        #expect(Self.authorizations(server) == Array(repeating: "Bearer fetched-1", count: 3))
+        auth.removeCredential()
+        _ = try await client.send(Self.endpoint)
+        #expect(provider.fetches.value == 2)
+        #expect(auth.credential == "fetched-2")
     }
 
     @Test func a401ArrivingAfterTheRefreshFailedFailsWithoutAnotherRefresh() async throws {

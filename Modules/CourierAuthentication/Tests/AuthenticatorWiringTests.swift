@@ -91,6 +91,12 @@ struct AuthenticatorWiringTests {
             // Unsigned, so the server refuses it — and the 401 starts no refresh.
             let error = await expectFailure(client, Endpoint<RawResponse>(.get("me"), on: node))
             #expect(error?.response?.statusCode == 401)
+            // …and says why it was unsigned: a node left out of the scope looks like a bad token.
+            #expect(
+                error?.description.contains(
+                    "sent without a credential: the Authenticator signs only https://api.example.com, not https://"
+                )
+                    == true)
         }
         #expect(
             server.records.map { "\($0.head.authority ?? "") \($0.head.headerFields[.authorization] ?? "-")" }

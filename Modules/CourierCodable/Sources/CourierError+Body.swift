@@ -1,3 +1,5 @@
+public import CourierCore
+
 extension CourierError {
     /// Decodes the failed response's body as a typed server error, for APIs
     /// that answer a 4xx or 5xx with a structured error instead of an envelope.
@@ -8,7 +10,7 @@ extension CourierError {
     ///     if let details = try? error.decodeBody(ServerError.self, using: .codable) { … }
     /// }
     /// ```
-    /// - Throws: ``CourierError/Code/decoding`` when there is no body in memory
+    /// - Throws: ``/CourierCore/CourierError/Code/decoding`` when there is no body in memory
     ///   or it does not decode.
     public func decodeBody<T: Decodable>(_ type: T.Type, using decoder: any ResponseDecoder)
         throws(CourierError)

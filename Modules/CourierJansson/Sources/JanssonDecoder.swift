@@ -22,7 +22,10 @@ public import Foundation
 ///   ``JanssonOptions/rejectDuplicateKeys`` to refuse such documents;
 /// - RFC 8259 strictly: trailing commas are refused (JSONDecoder accepts
 ///   them); a number below the smallest subnormal reads as 0 (JSONDecoder
-///   refuses it).
+///   refuses it);
+/// - an object key holding a NUL (`"a\u0000b"`) is refused with a decoding
+///   error, here and by `JSONValue(parsing:)`: jansson keeps keys as C
+///   strings (JSONDecoder accepts such a key).
 public struct JanssonDecoder: Sendable {
     /// How JSON keys map to `CodingKey`s.
     public enum KeyDecodingStrategy: Sendable {

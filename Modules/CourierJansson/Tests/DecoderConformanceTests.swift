@@ -89,6 +89,18 @@ struct DecoderConformanceTests {
         expectSame(Int.self, Array("12".utf8) + [0] + Array("3".utf8))
     }
 
+    /// A documented difference: jansson cannot hold a NUL in an object key
+    /// (JSONTestSuite's `y_object_escaped_null_in_key`), so both jansson paths
+    /// refuse the document with a decoding error, where JSONDecoder accepts it.
+    @Test func anEscapedNULInAKeyIsRefused() throws {
+        let document = #"{"a\u0000b": 1}"#
+        #expect(throws: DecodingError.self) {
+            try JanssonDecoder().decode([String: Int].self, from: Array(document.utf8))
+        }
+        #expect(throws: (any Error).self) { try JSONValue(parsing: Array(document.utf8)) }
+        #expect(try JSONDecoder().decode([String: Int].self, from: Data(document.utf8)) == ["a\u{0}b": 1])
+    }
+
     /// A documented difference: jansson reads a number below the smallest
     /// subnormal as 0, where JSONDecoder refuses it.
     @Test func underflowReadsAsZero() throws {

@@ -12,7 +12,7 @@ public import Logging
 ///
 /// | level | what |
 /// |---|---|
-/// | `info` | one line per request and one per response or failure: method and URL, status, duration, bytes; one per retry (its delay and reason) and per credential refresh; one for a call that failed (after validation and retries) |
+/// | `info` | one line per request and one per response or failure: method and URL, status, duration, bytes; one per retry (its delay and reason) and per credential refresh; one for a call that failed (after validation and retries, or decoding); a cancelled call or a stream its reader stopped as cancelled, not failed |
 /// | `debug` | the request's and the response's header fields; each redirect hop; what the response cache did |
 /// | `trace` | the request as a `curl` command (body included) and the response body, each at most ``bodyLimit`` bytes |
 ///
@@ -96,6 +96,9 @@ public struct LoggingPlugin: Plugin, Redacting {
                 "← headers: \(redaction.lines(response.headerFields).joined(separator: "; "))",
                 metadata: metadata)
             logger.trace("← body: \(body(of: response))", metadata: metadata)
+        case .failure(let error) where error.code == .cancelled:
+            metadata["courier.error"] = "\(error.code)"
+            logger.info("← cancelled \(context.name)", metadata: metadata)
         case .failure(let error):
             metadata["courier.error"] = "\(error.code)"
             logger.info(
@@ -110,14 +113,19 @@ public struct LoggingPlugin: Plugin, Redacting {
     }
 
     /// Logs a call that failed — after validation, the envelope check and
-    /// retries — by the error's description.
+    /// retries — by the error's description; a cancelled one (a stream its
+    /// reader stopped, a task cancelled) as cancelled, not failed.
     public func process(_ result: Result<RawResponse, CourierError>, context: CallContext) async
         -> Result<RawResponse, CourierError>
     {
         if case .failure(let error) = result {
             var metadata = Self.metadata(context)
             metadata["courier.error"] = "\(error.code)"
-            logger.info("✗ \(context.name) failed: \(error.description)", metadata: metadata)
+            if error.code == .cancelled {
+                logger.info("■ \(context.name) cancelled", metadata: metadata)
+            } else {
+                logger.info("✗ \(context.name) failed: \(error.description)", metadata: metadata)
+            }
         }
         return result
     }
@@ -131,8 +139,8 @@ public struct LoggingPlugin: Plugin, Redacting {
         }
     }
 
-    /// Logs retries and refreshes (`info`), redirect hops and cache lookups
-    /// (`debug`), from the call's events.
+    /// Logs retries, refreshes and a body that did not decode (`info`),
+    /// redirect hops and cache lookups (`debug`), from the call's events.
     public func callEvent(_ event: CallEvent) {
         let context = event.context
         switch event.kind {
@@ -151,6 +159,10 @@ public struct LoggingPlugin: Plugin, Redacting {
                 "↪ \(status) → \(next.method) \(redaction.url(next))", metadata: Self.metadata(context))
         case .cache(let outcome):
             logger.debug("◇ \(context.name): cache \(outcome)", metadata: Self.metadata(context))
+        case .decodingFailed(let error):
+            var metadata = Self.metadata(context)
+            metadata["courier.error"] = "\(error.code)"
+            logger.info("✗ \(context.name) failed: \(error.description)", metadata: metadata)
         default:
             break
         }

@@ -82,6 +82,33 @@ struct LoggingPluginTests {
         #expect(log.entries.contains { "\($0.message)" == #"← body: {"error": "nope"}"# })
     }
 
+    /// A 200 whose body is not the model: the log does not stop at `← 200`.
+    @Test func aBodyThatDoesNotDecodeIsLoggedAsTheCallsFailure() async throws {
+        let (logger, log) = capturingLogger()
+        let origin = Origin { _, _ in .json(#"{"id": "seven"}"#) }
+        let client = APIClient(
+            transport: origin.transport, decoder: .codable, plugins: [LoggingPlugin(logger: logger)])
+        _ = try? await client.send(Endpoint<User>(.get("me"), on: .api))
+        let failure = try #require(log.entries.first { "\($0.message)".hasPrefix("✗ GET me failed") })
+        #expect("\(failure.message)".contains("decoding error at decoding"))
+        #expect(failure.metadata["courier.error"] == "decoding")
+    }
+
+    /// A call its task cancelled is logged as cancelled, not as a failure.
+    @Test func aCancelledCallIsNotLoggedAsFailed() async throws {
+        let (logger, log) = capturingLogger()
+        let transport = HeldTransport()
+        let client = APIClient(
+            transport: transport, decoder: .codable, plugins: [LoggingPlugin(logger: logger)])
+        let call = Task { try await client.send(Endpoint<User>(.get("me"), on: .api)) }
+        await transport.waitForArrivals(1)
+        call.cancel()
+        _ = try? await call.value
+        let messages = log.entries.map { "\($0.message)" }
+        #expect(messages.contains("■ GET me cancelled"))
+        #expect(!messages.contains { $0.contains("failed") })
+    }
+
     /// Random secrets in every place a secret goes: never in what the plugin
     /// writes, a curl command or an error description, while the server
     /// received every one of them.

@@ -102,7 +102,7 @@ final class StreamSession: Sendable {
         var timer: Task<Void, Never>?
         if let total = timeouts.total {
             timer = Task { [weak self, clock] in
-                do { try await clock.sleep(for: total) } catch { return }
+                do { try await clock.sleepAsTimeout(for: total) } catch { return }
                 self?.expire("the stream took longer than its total timeout (\(total))")
             }
         }
@@ -146,7 +146,7 @@ final class StreamSession: Sendable {
         var idleTimer: Task<Void, Never>?
         if let idle, !body.hasBufferedChunks {
             idleTimer = Task { [weak self, clock] in
-                do { try await clock.sleep(for: idle) } catch { return }
+                do { try await clock.sleepAsTimeout(for: idle) } catch { return }
                 self?.expire("no bytes arrived for \(idle) (the stream's idle timeout)")
             }
         }

@@ -6,9 +6,16 @@ import Synchronization
 /// delays, deadlines and latency are tested without sleeping.
 ///
 /// Two modes:
-/// - ``Mode/autoAdvance``: every `sleep` returns at once and moves the clock
-///   forward by its duration. Use it to check a schedule: ``sleeps`` lists
-///   every delay asked for.
+/// - ``Mode/autoAdvance``: every delay (a retry's backoff, a reconnection's
+///   wait) returns at once and moves the clock forward by its duration. Use
+///   it to check a schedule: ``sleeps`` lists every delay asked for. A
+///   *timeout* — a timer that races work, such as an `Authenticator`'s
+///   refresh timeout or a stream's idle and total timeouts — does not return
+///   at once (it would fire before any work could end, since work takes no
+///   time on this clock): it waits, as in manual mode, for ``advance(by:)``
+///   to pass its end, or for the work to end first. So an `Authenticator`
+///   given this clock refreshes as it would in production, and a test of a
+///   timeout advances the clock past it.
 /// - ``Mode/manual``: a `sleep` suspends until ``advance(by:)`` moves the
 ///   clock past its end. Use ``waitForSleepers(_:)`` to know that a call has
 ///   reached its wait, then advance or cancel.
@@ -42,6 +49,7 @@ public final class TestClock: CourierClock {
         var cancelledIDs: Set<UInt64> = []
         var sleeps: [Duration] = []
         var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleepWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let mode: Mode
@@ -62,7 +70,7 @@ public final class TestClock: CourierClock {
         startDate.addingTimeInterval(now.seconds)
     }
 
-    /// Every duration passed to `sleep`, in order.
+    /// Every duration slept for (delays and timeouts), in order.
     public var sleeps: [Duration] { state.withLock { $0.sleeps } }
 
     /// How many sleeps are waiting right now (manual mode).
@@ -70,17 +78,25 @@ public final class TestClock: CourierClock {
 
     /// Sleeps on virtual time; see ``Mode``.
     public func sleep(for duration: Duration) async throws {
+        try await suspend(for: duration, advancing: mode == .autoAdvance)
+    }
+
+    /// A delay in auto-advance mode moves the clock and returns; anything
+    /// else waits for ``advance(by:)`` (or cancellation).
+    private func suspend(for duration: Duration, advancing: Bool) async throws {
         try Task.checkCancellation()
-        if mode == .autoAdvance {
+        if advancing {
             state.withLock { state in
                 state.sleeps.append(duration)
                 state.now += max(duration, .zero)
+                Self.notifySleepWatchers(&state)
             }
             return
         }
         let id = state.withLock { state in
             state.nextID += 1
             state.sleeps.append(duration)
+            Self.notifySleepWatchers(&state)
             return state.nextID
         }
         try await withTaskCancellationHandler {
@@ -132,10 +148,40 @@ public final class TestClock: CourierClock {
         }
     }
 
+    /// Returns once at least `count` sleeps were asked for since the clock
+    /// was made, in either mode (delays and timeouts; see ``sleeps``).
+    public func waitForSleeps(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.sleeps.count >= count { return true }
+                state.sleepWatchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private static func notifySleepWatchers(_ state: inout State) {
+        resume(&state.sleepWatchers, reaching: state.sleeps.count)
+    }
+
     private static func notifyWatchers(_ state: inout State) {
-        let count = state.sleepers.count
-        let ready = state.watchers.filter { $0.count <= count }
-        state.watchers.removeAll { $0.count <= count }
+        resume(&state.watchers, reaching: state.sleepers.count)
+    }
+
+    /// Resumes and removes the watchers waiting for at most `count`.
+    private static func resume(
+        _ watchers: inout [(count: Int, continuation: CheckedContinuation<Void, Never>)], reaching count: Int
+    ) {
+        let ready = watchers.filter { $0.count <= count }
+        watchers.removeAll { $0.count <= count }
         for watcher in ready { watcher.continuation.resume() }
+    }
+}
+
+/// Timeouts wait for the test (see ``TestClock/Mode/autoAdvance``).
+extension TestClock: TimeoutAwareClock {
+    package func sleepAsTimeout(for duration: Duration) async throws {
+        try await suspend(for: duration, advancing: false)
     }
 }

@@ -119,6 +119,8 @@ public struct RequestBody: Sendable {
 /// A stream that hands out its source once; later takers get an error.
 final class OneShotStream: Sendable {
     private let source: Locked<(any AsyncSequence<[UInt8], any Error> & Sendable)?>
+    /// What an endpoint sending it compares by.
+    let identity = BodyIdentity()
 
     init(_ chunks: some AsyncSequence<[UInt8], any Error> & Sendable) {
         self.source = Locked(chunks)

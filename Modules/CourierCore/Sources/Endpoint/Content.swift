@@ -21,7 +21,8 @@ public struct Content: Sendable {
         /// A body another module builds when the request is (a multipart
         /// form: CourierMultipart), named for logs.
         case built(
-            name: String, framed: Bool, make: @Sendable () throws(CourierError) -> (RequestBody, String))
+            name: String, framed: Bool, identity: BodyIdentity,
+            make: @Sendable () throws(CourierError) -> (RequestBody, String))
     }
 
     let kind: Kind
@@ -35,13 +36,13 @@ public struct Content: Sendable {
         name: String, framed: Bool,
         _ make: @escaping @Sendable () throws(CourierError) -> (RequestBody, String)
     ) -> Content {
-        Content(kind: .built(name: name, framed: framed, make: make))
+        Content(kind: .built(name: name, framed: framed, identity: BodyIdentity(), make: make))
     }
 
     /// Whether its `Content-Type` wins over any other (a multipart form's
     /// boundary, ``built(name:framed:_:)``).
     var isFramed: Bool {
-        if case .built(_, true, _) = kind { return true }
+        if case .built(_, true, _, _) = kind { return true }
         return false
     }
 
@@ -115,7 +116,7 @@ public struct Content: Sendable {
         case .raw: "raw"
         case .file: "file"
         case .stream: "stream"
-        case .built(let name, _, _): name
+        case .built(let name, _, _, _): name
         }
     }
 }

@@ -1,10 +1,16 @@
 import HTTPTypes
 
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
 extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
     /// The longest body excerpt a description includes.
-    public static let bodySnippetLimit = 512
+    package static let bodySnippetLimit = 512
 
-    /// At most ``bodySnippetLimit`` bytes of the response body, as text, with
+    /// At most 512 bytes of the response body, as text, with
     /// control characters escaped and the values of secret JSON and form
     /// fields masked first (``Redaction/standard``: a login's answer carries
     /// its token); `nil` without a body.
@@ -27,8 +33,9 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
         return text
     }
 
-    /// A bounded label for metrics and logs: `stage.code`, never a body or a URL.
-    public var shortDescription: String { "\(stage).\(code)" }
+    /// A bounded label for metrics and logs: `stage.code`, never a body or a URL
+    /// (the tracing plugin's span status).
+    package var shortDescription: String { "\(stage).\(code)" }
 
     /// One readable paragraph: what, where, which request (method and path,
     /// never the query or headers, which may hold secrets), the status, the
@@ -72,4 +79,11 @@ extension CourierError: CustomStringConvertible, CustomDebugStringConvertible {
         guard let bodySnippet else { return description }
         return description + "; body: \(bodySnippet)"
     }
+}
+
+/// `localizedDescription` is ``CourierError/description``, as in other Swift
+/// libraries — not Foundation's "The operation could not be completed".
+extension CourierError: LocalizedError {
+    /// ``description``.
+    public var errorDescription: String? { description }
 }

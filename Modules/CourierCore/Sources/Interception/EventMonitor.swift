@@ -37,8 +37,8 @@ public struct CallEvent: Sendable {
     /// attempt events).
     public let context: CallContext
 
-    /// Creates an event, as the pipeline (or a test) does.
-    public init(_ kind: Kind, context: CallContext) {
+    /// Creates an event, as the pipeline and the authenticator do.
+    package init(_ kind: Kind, context: CallContext) {
         self.kind = kind
         self.context = context
     }
@@ -99,6 +99,10 @@ public struct CallEvent: Sendable {
         case streamEnded(StreamSummary)
         /// The pass ended: before decoding, after validation and plugins' `process`.
         case passFinished(Result<RawResponse, CourierError>)
+        /// The body did not decode into the model: the call ends with this
+        /// ``CourierError/Code/decoding`` error (after a pass that succeeded,
+        /// so no other event tells of it).
+        case decodingFailed(CourierError)
     }
 }
 

@@ -73,7 +73,9 @@ struct CallPipeline: Sendable {
             } catch {
                 var failure = ErrorMapping.decoding(error)
                 failure.response = failure.response ?? response
-                return .failure(completed(failure, state))
+                failure = completed(failure, state)
+                state.emit(.decodingFailed(failure))
+                return .failure(failure)
             }
             if state.cancellation.isCancelled { return .failure(cancelledLate(state)) }
             response.validation = nil
@@ -287,6 +289,7 @@ struct CallPipeline: Sendable {
             } catch {
                 var failure = ErrorMapping.decoding(error)
                 failure.response = failure.response ?? response
+                state.emit(.decodingFailed(completed(failure, state)))
                 return .failure(failure)
             }
         }

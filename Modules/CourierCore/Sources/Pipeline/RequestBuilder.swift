@@ -77,7 +77,7 @@ enum RequestBuilder {
             return (try RequestBody(file: url), contentType)
         case .stream(let body, let contentType):
             return (body, contentType)
-        case .built(_, _, let make):
+        case .built(_, _, _, let make):
             return try make()
         }
     }

@@ -37,7 +37,7 @@ package final class IdleWatchdog: Sendable {
         var seen = lastTouch.load(ordering: .relaxed)
         while true {
             let quiet = clock.now - .nanoseconds(seen)
-            if quiet < limit { try await clock.sleep(for: limit - quiet) }
+            if quiet < limit { try await clock.sleepAsTimeout(for: limit - quiet) }
             try Task.checkCancellation()
             let latest = lastTouch.load(ordering: .relaxed)
             if latest == seen {

@@ -10,8 +10,10 @@ package import HTTPTypes
 /// header injection, but it changes what you meant to send, silently. Where
 /// Courier makes a field from a string (content types, the bearer token) it
 /// refuses such a string instead, with ``CourierError/Code/invalidHeader``
-/// naming the field and never echoing the value; build values from untrusted
-/// input with ``checkedValue(_:for:)`` to get the same. The authority (the
+/// naming the field and never echoing the value (``checkedValue(_:for:)``,
+/// for Courier's modules; an app's own interceptor that sets a field from
+/// untrusted input gets swift-http-types' replacement, or checks the string
+/// itself). The authority (the
 /// `Host`) and the path are checked on every attempt: an interceptor that
 /// sets either with a space or a control byte is refused before sending.
 package enum RequestHeadCheck {

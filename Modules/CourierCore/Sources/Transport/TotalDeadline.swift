@@ -39,7 +39,7 @@ package struct TotalDeadline: Sendable {
     /// late waits less.
     package func expiry() async throws {
         let left = end - clock.now
-        if left > .zero { try await clock.sleep(for: left) }
+        if left > .zero { try await clock.sleepAsTimeout(for: left) }
         try Task.checkCancellation()
         throw error
     }

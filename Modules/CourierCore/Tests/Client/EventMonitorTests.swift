@@ -43,6 +43,7 @@ struct EventMonitorTests {
             case .streamEnded(let summary): line = "stream ended \(summary.bytes)"
             case .passFinished(let outcome):
                 line = "end " + ((try? outcome.get()).map { "\($0.statusCode)" } ?? "failure")
+            case .decodingFailed(let error): line = "not decoded: \(error.code) at \(error.stage)"
             }
             lines.withLock { $0.append(line) }
         }
@@ -75,6 +76,20 @@ struct EventMonitorTests {
         ]
         #expect(monitor.recorded == expected)
         #expect(plugin.recorded == expected)
+    }
+
+    /// A body that does not decode after a pass that succeeded: an event
+    /// says so (the pass's own end said 200), for logs and monitors.
+    @Test func aBodyThatDoesNotDecodeIsAnEvent() async throws {
+        struct NotAnInteger: Error {}
+        let monitor = Recorder()
+        var configuration = APIClient.Configuration(transport: StubTransport { _ in .json(#"{"id":"x"}"#) })
+        configuration.eventMonitors = [monitor]
+        let endpoint = Endpoint<Int>(
+            spec: EndpointSpec(route: .get("n"), node: .api), serializer: .map { _ in throw NotAnInteger() })
+        let error = await expectFailure(APIClient(configuration: configuration), endpoint)
+        #expect(error?.code == .decoding)
+        #expect(monitor.recorded.suffix(2) == ["end 200", "not decoded: decoding at decoding"])
     }
 
     @Test func coalescedCallsAndAGroupsPolicy() async throws {

@@ -96,6 +96,11 @@ struct ErrorDescriptionTests {
         #expect(snippet.count < CourierError.bodySnippetLimit + 40)
         #expect(error.debugDescription.contains("; body: {"))
         #expect(error.shortDescription == "validation.status")
+        // What `localizedDescription` shows, as in other Swift libraries (not
+        // "The operation could not be completed"), also through `any Error`.
+        #expect(error.localizedDescription == error.description)
+        let erased: any Error = error
+        #expect(erased.localizedDescription == error.description)
     }
 
     @Test func snippetsEscapeControlCharacters() {

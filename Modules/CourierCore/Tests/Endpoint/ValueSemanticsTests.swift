@@ -58,3 +58,67 @@ struct ValueSemanticsTests {
         #expect(error?.code == .invalidRequest)
     }
 }
+
+/// Endpoints compare and hash by the request they send (`Endpoint+Hashable`).
+struct EndpointHashingTests {
+    struct Payload: Encodable, Sendable { let id: Int }
+
+    static func user(_ id: Int) -> Endpoint<RawResponse> {
+        Endpoint(.get("users/\(id, name: "id")"), on: .api)
+    }
+
+    @Test func equalByWhatTheySend() {
+        #expect(Self.user(7) == Self.user(7))
+        #expect(Self.user(7) != Self.user(8))
+        #expect(Set([Self.user(7), Self.user(7), Self.user(8)]).count == 2)
+        let dictionary = [Self.user(7): "seven"]
+        #expect(dictionary[Self.user(7)] == "seven")
+    }
+
+    @Test func eachPartOfTheRequestCounts() {
+        let base = Endpoint<RawResponse>(.post("items"), on: .api, content: .json(["a": 1]))
+        #expect(base == Endpoint<RawResponse>(.post("items"), on: .api, content: .json(["a": 1])))
+        #expect(base != Endpoint<RawResponse>(.put("items"), on: .api, content: .json(["a": 1])))
+        #expect(base != Endpoint<RawResponse>(.post("items"), on: .api, content: .json(["a": 2])))
+        #expect(base != Endpoint<RawResponse>(.post("items"), on: .api, content: .form(["a": 1])))
+        #expect(base != base.adding(query: ["page": 2]))
+        #expect(base != base.adding(headers: [.accept: "text/plain"]))
+        #expect(base != base.withoutAuthentication())
+        #expect(
+            base
+                != Endpoint<RawResponse>(
+                    .post("items"), on: Node("other", baseURL: "https://other.example.com"),
+                    content: .json(["a": 1])))
+        #expect(
+            Endpoint<RawResponse>(.post("p"), on: .api, content: .json(Payload(id: 1)))
+                == Endpoint<RawResponse>(.post("p"), on: .api, content: .json(Payload(id: 1))))
+        #expect(
+            Endpoint<RawResponse>(.post("p"), on: .api, content: .json(Payload(id: 1)))
+                != Endpoint<RawResponse>(.post("p"), on: .api, content: .json(Payload(id: 2))))
+        #expect(
+            Endpoint<RawResponse>(.post("p"), on: .api, content: .raw([1, 2], contentType: "a/b"))
+                != Endpoint<RawResponse>(.post("p"), on: .api, content: .raw([1, 2], contentType: "a/c")))
+    }
+
+    @Test func whatProcessesTheCallIsLeftOut() {
+        let base = Self.user(7)
+        #expect(base == base.tagged("screen"))
+        #expect(base == base.retrying(.standard))
+        #expect(base == base.coalesced())
+        #expect(base == base.onResponse { result, _ in .deliver(result) })
+        #expect(base.hashValue == base.tagged("screen").hashValue)
+    }
+
+    @Test func aStreamedBodyComparesByTheValueItWasMadeAs() {
+        let chunks = AsyncThrowingStream<[UInt8], any Error> { $0.finish() }
+        let streamed = Endpoint<RawResponse>(
+            .post("upload"), on: .api,
+            content: .body(RequestBody(length: nil, chunks: chunks), contentType: "a/b"))
+        let copy = streamed
+        #expect(streamed == copy)
+        let again = Endpoint<RawResponse>(
+            .post("upload"), on: .api,
+            content: .body(RequestBody(length: nil, chunks: chunks), contentType: "a/b"))
+        #expect(streamed != again)
+    }
+}
