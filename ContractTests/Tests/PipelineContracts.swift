@@ -123,4 +123,62 @@ struct PipelineContracts {
             }
         }
     }
+
+    /// A plugin the contract holds weakly: it lives as long as the client's settings.
+    final class LifetimeProbe: Plugin {
+        func credentialIdentity(for context: CallContext) async throws -> CredentialIdentity { .none }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func releasingTheClientEndsItsCallMidTransfer(kind: ContractTransport) async throws {
+        try await contract("pipeline: a released client ends its call mid-transfer and leaves nothing", kind)
+        {
+            try await ContractServer.with("pipeline.json", required: ["pipeline-slow", "pipeline-ok"]) {
+                server in
+                try await kind.withFresh { transport in
+                    weak var probe: LifetimeProbe?
+                    let outcome = NIOLockedValueBox<Result<RawResponse, CourierError>?>(nil)
+                    let (bodies, started) = AsyncStream.makeStream(of: Void.self)
+                    var handle: CancellableCall?
+                    do {
+                        let plugin = LifetimeProbe()
+                        probe = plugin
+                        let client = makeClient(kind, transport: transport, plugins: [plugin])
+                        let once = NIOLockedValueBox(false)
+                        let endpoint = Endpoint<RawResponse>(.get("slow"), on: server.node(envelope: nil))
+                        handle = client.send(
+                            endpoint,
+                            progress: { progress in
+                                guard progress.direction == .download, progress.completed > 0,
+                                    !once.withLockedValue({ $0 })
+                                else { return }
+                                once.withLockedValue { $0 = true }
+                                started.yield()
+                            },
+                            completion: { result in outcome.withLockedValue { $0 = result } })
+                        // Stalled after the first bytes of its body, then the client goes.
+                        try await withDeadline("the body under way") {
+                            for await _ in bodies { break }
+                        }
+                    }
+                    try await waitUntil("the completion ran") { outcome.withLockedValue { $0 != nil } }
+                    let result = outcome.withLockedValue { $0 }
+                    guard case .failure(let error) = result else {
+                        check(false, "the call did not fail: \(String(describing: result))")
+                        return
+                    }
+                    check(error.code == .cancelled, "\(error)")
+                    check(error.message.contains("the client was released"), "\(error)")
+                    await handle?.wait()
+                    handle = nil
+                    // Nothing keeps the client's settings: not the call, not the transport.
+                    try await waitUntil("the client's settings freed") { probe == nil }
+                    // The transport goes on working for another client.
+                    let user = try await makeClient(kind, transport: transport).send(
+                        Endpoint<User>(.get("ok"), on: server.node()))
+                    check(user.id == 7, "after the release: \(user)")
+                }
+            }
+        }
+    }
 }

@@ -99,10 +99,13 @@ struct PluginContracts {
             try await ContractServer.with("plugins.json") { server in
                 let recorder = Recorder(veto: true)
                 let callbacks = NIOLockedValueBox<[Result<User, CourierError>]>([])
-                let call = makeClient(kind, plugins: [recorder]).send(
-                    Endpoint<User>(.get("vetoed"), on: server.node())
-                ) { result in callbacks.withLockedValue { $0.append(result) } }
+                // The client is kept while the call runs: a released one ends it.
+                let client = makeClient(kind, plugins: [recorder])
+                let call = client.send(Endpoint<User>(.get("vetoed"), on: server.node())) { result in
+                    callbacks.withLockedValue { $0.append(result) }
+                }
                 await call.wait()
+                withExtendedLifetime(client) {}
                 let results = callbacks.withLockedValue { $0 }
                 check(results.count == 1, "callbacks: \(results.count)")
                 if case .failure(let error) = results.first {

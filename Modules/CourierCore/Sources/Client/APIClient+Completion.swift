@@ -11,8 +11,9 @@ extension APIClient {
     ///   - plugins: Plugins for this call only, after the client's and the endpoint's.
     ///   - progress: Upload and download progress, from any thread.
     ///   - completion: Called once, also after cancellation (with ``CourierError/Code/cancelled``),
-    ///     whether by the returned handle or by ``cancelAll()``.
-    /// - Returns: A handle that cancels the call.
+    ///     whether by the returned handle, by ``cancelAll()`` or by the client's release.
+    /// - Returns: A handle that cancels the call. The call does not keep the
+    ///   client: release the client and the call ends (``CourierError/Code/cancelled``).
     @discardableResult
     public func send<Response>(
         _ endpoint: Endpoint<Response>,
@@ -21,13 +22,11 @@ extension APIClient {
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Response, CourierError>) -> Void
     ) -> CancellableCall {
-        let task = Task {
-            let result: Result<Response, CourierError>
-            do throws(CourierError) {
-                result = .success(try await self.send(endpoint, plugins: plugins, progress: progress))
-            } catch {
-                result = .failure(error)
-            }
+        // The services, not the client: the call must not keep its client alive.
+        let task = Task { [services] in
+            let result = await services.run(
+                endpoint, plugins: plugins, progress: progress, role: .lastDelivery, stored: nil
+            ).map(\.model)
             if let queue {
                 queue.async { completion(result) }
             } else {

@@ -21,6 +21,9 @@ import Synchronization
 public final class APIClient: Sendable {
     /// What the client's calls share; the client is its public face.
     let services: ClientServices
+    /// Whether this is the face the app made (not one lent to a credential
+    /// provider's refresh): its release ends the calls.
+    private let ownsServices: Bool
 
     /// The transport, decoder, interceptors, plugins and defaults.
     public var configuration: Configuration { services.configuration }
@@ -28,12 +31,27 @@ public final class APIClient: Sendable {
     /// Creates a client from a configuration.
     public init(configuration: Configuration, environment: ServerEnvironment = .production) {
         self.services = ClientServices(configuration: configuration, environment: environment)
+        self.ownsServices = true
     }
 
     /// A face over the services of a client that exists: for the client a
     /// credential provider refreshes through.
     init(services: ClientServices) {
         self.services = services
+        self.ownsServices = false
+    }
+
+    /// The client's calls end with it (XZKit's manager cancels its tasks when
+    /// it goes): a call still running, or still starting — one made with a
+    /// completion handler, which does not keep the client — fails with
+    /// ``CourierError/Code/cancelled``, "the client was released", as
+    /// ``cancelAll()`` would end it. An `async` call keeps its client until it
+    /// returns: cancel its task instead.
+    deinit {
+        guard ownsServices else { return }
+        services.release(
+            because: CourierError(
+                .cancelled, stage: .transport, message: "the client was released; its calls end with it"))
     }
 
     /// Creates a client; only the transport is required. The labels are

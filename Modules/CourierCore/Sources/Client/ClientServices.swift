@@ -20,6 +20,9 @@ final class ClientServices: Sendable {
         var nextCallID: UInt64 = 1
         /// The calls running now, for ``cancelAll()``.
         var running = RunningCalls()
+        /// Set when the client was released: why every call, running or
+        /// still to start (a completion handler's task), ends.
+        var released: CourierError?
     }
 
     init(configuration: APIClient.Configuration, environment: ServerEnvironment) {
@@ -69,11 +72,14 @@ final class ClientServices: Sendable {
         _ progress: (@Sendable (TransferProgress) -> Void)?, role: CacheRole, stream: StreamSlot? = nil
     ) -> (CallState, slot: Int) {
         let cancellation = CallCancellation()
-        let (id, slot, environment) = state.withLock { state in
+        let (id, slot, environment, released) = state.withLock { state in
             let id = state.nextCallID
             state.nextCallID &+= 1
-            return (id, state.running.insert(cancellation, tags: endpoint.spec.tags), state.environment)
+            let slot = state.running.insert(cancellation, tags: endpoint.spec.tags)
+            return (id, slot, state.environment, state.released)
         }
+        // A call whose task began after its client was released ends at once.
+        if let released { cancellation.cancel(because: released) }
         let inputs = CallInputs(
             id: id, services: self, environment: environment, plugins: plugins, progress: progress,
             cancellation: cancellation, cacheRole: role, stream: stream)
@@ -91,6 +97,16 @@ final class ClientServices: Sendable {
     func cancelAll() {
         let running = state.withLock { $0.running.all }
         for call in running { call.cancel() }
+    }
+
+    /// The client was released: every running call ends with `reason`, and
+    /// so does every call that starts later.
+    func release(because reason: CourierError) {
+        let running = state.withLock { state in
+            state.released = reason
+            return state.running.all
+        }
+        for call in running { call.cancel(because: reason) }
     }
 
     /// Ends the running calls whose endpoint carries `tag`, as
