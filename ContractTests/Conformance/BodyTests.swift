@@ -135,4 +135,49 @@ struct BodyTests {
             #expect(entry.request.header("Content-Length") == "\(entry.request.body.count)")
         }
     }
+
+    /// A part from an `AsyncSequence` of unknown length (ACINetworking's
+    /// `InputStream` part): the form goes out chunked, its length never
+    /// asked for, and the server parses every part whole.
+    @Test(arguments: TransportKind.allCases)
+    func multipartWithAStreamedPartOfUnknownLength(kind: TransportKind) async throws {
+        let chunks = (0..<24).map { index in (0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+        }
+        var form = MultipartForm()
+        form.append(field: "title", value: "nightly log")
+        form.append(
+            stream: AsyncThrowingStream { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            }, name: "log", filename: "app.log", contentType: "text/plain")
+        form.append(data: Array("done".utf8), name: "trailer")
+        try await withMockServer { server async throws in
+            let node = Node("mock", baseURL: server.baseURL)
+            // Redirects not followed: nothing may have to send the body again,
+            // so it is streamed as it is read (with `.follow` it is read whole
+            // first, up to the largest body, for a 307 or 308).
+            var configuration = client(kind).configuration
+            configuration.redirects = .never
+            let echo = try await APIClient(configuration: configuration).send(
+                Endpoint<Echo>(.post("anything"), on: node, content: .multipart(form)))
+            #expect(echo.form == ["title": "nightly log", "trailer": "done"])
+            let sent = chunks.flatMap { $0 }
+            #expect(
+                echo.files?["log"]
+                    == Echo.File(
+                        filename: "app.log", contentType: "text/plain", size: sent.count,
+                        sha256: SHA256Digest.hex(of: sent)))
+            // The wire, as the server's record has it. AsyncHTTPClient streams
+            // the body chunked, no length; libcurl reads a body synchronously on
+            // its own thread and URLSession uploads Data or a file, so those two
+            // transports gather it first (at most maxBodySize) and send a length.
+            let entry = try #require(server.journal.entries.first)
+            if kind == .asyncHTTPClient {
+                #expect(entry.request.header("Transfer-Encoding")?.lowercased() == "chunked")
+                #expect(entry.request.header("Content-Length") == nil)
+            } else {
+                #expect(entry.request.header("Content-Length") == "\(entry.request.body.count)")
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import CourierCodable
 import CourierCore
 import CourierTesting
+import CourierTransfers
 import HTTPTypes
 import NIOConcurrencyHelpers
 import Synchronization
@@ -178,6 +179,28 @@ struct PipelineContracts {
                         Endpoint<User>(.get("ok"), on: server.node()))
                     check(user.id == 7, "after the release: \(user)")
                 }
+            }
+        }
+    }
+
+    @Test(arguments: ContractTransport.allCases)
+    func aPreparedCallSendsNothingUntilResumed(kind: ContractTransport) async throws {
+        try await contract("pipeline: a prepared call sends nothing until resumed", kind) {
+            try await ContractServer.with("pipeline.json", required: ["pipeline-ok"]) { server in
+                let client = makeClient(kind)
+                let result = NIOLockedValueBox<Result<User, CourierError>?>(nil)
+                let call = client.prepare(Endpoint<User>(.get("ok"), on: server.node())) { outcome in
+                    result.withLockedValue { $0 = outcome }
+                }
+                // A call made and answered after it: the prepared one is still unsent.
+                _ = try await client.send(Endpoint<User>(.get("ok"), on: server.node()))
+                try await server.exchanges().expectCount("pipeline-ok", .exactly(1))
+                call.resume()
+                await call.wait()
+                let user = try result.withLockedValue { $0 }?.get()
+                check(user?.id == 7, "\(String(describing: user))")
+                try await server.exchanges().expectCount("pipeline-ok", .exactly(2))
+                withExtendedLifetime(client) {}
             }
         }
     }

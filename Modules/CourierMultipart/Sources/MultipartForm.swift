@@ -6,10 +6,20 @@ public import CourierCore
     public import Foundation
 #endif
 
-/// A `multipart/form-data` body: text fields, in-memory data and files.
+/// A `multipart/form-data` body: text fields, in-memory data, files, and
+/// streams of unknown length.
 ///
 /// File parts are never loaded: the body is a list of byte runs and file
 /// references that the transport streams, and its length is known up front.
+/// A part from an `AsyncSequence` of bytes (``append(stream:name:filename:contentType:)``)
+/// makes the whole body a one-shot stream of unknown length:
+/// AsyncHTTPClientTransport sends it chunked as it is read; CurlTransport
+/// gathers it in memory and URLSessionTransport spools it first, each at
+/// most `maxBodySize`. Such a form can be read once: a retry that must send it again
+/// stops (``/CourierCore/RetryStopReason/bodyNotReplayable``). While the
+/// client follows redirects (the default) the body is read whole first, up
+/// to `maxBodySize`, so that a 307 or 308 can resend it; with redirects not
+/// followed it reaches the transport as a stream.
 ///
 /// ```swift
 /// var form = MultipartForm()
@@ -21,6 +31,8 @@ public struct MultipartForm: Sendable {
     enum Source: Sendable {
         case bytes([UInt8])
         case file(URL)
+        /// A one-shot stream (``/CourierCore/RequestBody``'s: a second read fails).
+        case stream(RequestBody)
     }
 
     struct Part: Sendable {
@@ -72,6 +84,22 @@ public struct MultipartForm: Sendable {
                 source: .file(url)))
     }
 
+    /// Adds a part read from `chunks` while the form is sent, of a length not
+    /// known in advance (a log being written, a generated export, a pipe).
+    /// The form can then be sent once (see the type's documentation). Its
+    /// content is not searched for the boundary: with the default random
+    /// boundary a collision is not a practical concern.
+    public mutating func append(
+        stream chunks: some AsyncSequence<[UInt8], any Error> & Sendable, name: String,
+        filename: String? = nil,
+        contentType: String = "application/octet-stream"
+    ) {
+        parts.append(
+            Part(
+                name: name, filename: filename, contentType: contentType,
+                source: .stream(RequestBody(length: nil, chunks: chunks))))
+    }
+
     /// The body: each part's headers as bytes, its content as bytes or a file.
     ///
     /// In-memory content is searched for the boundary's delimiter: a part
@@ -85,7 +113,7 @@ public struct MultipartForm: Sendable {
     public func makeBody() throws(CourierError) -> RequestBody {
         try Self.checkBoundary(boundary)
         let delimiter = Array("\r\n--\(boundary)".utf8)
-        var runs: [RequestBody.Part] = []
+        var runs: [Run] = []
         var pending: [UInt8] = []
         for part in parts {
             if case .bytes(let bytes) = part.source, Self.contains(delimiter, in: bytes) {
@@ -113,15 +141,37 @@ public struct MultipartForm: Sendable {
                 pending += bytes
             case .file(let url):
                 let length = try FileFacts.size(of: url)
-                if !pending.isEmpty { runs.append(.bytes(pending)) }
+                if !pending.isEmpty { runs.append(.part(.bytes(pending))) }
                 pending = []
-                runs.append(.file(url, length: length))
+                runs.append(.part(.file(url, length: length)))
+            case .stream(let body):
+                if !pending.isEmpty { runs.append(.part(.bytes(pending))) }
+                pending = []
+                runs.append(.stream(body))
             }
             pending += Array("\r\n".utf8)
         }
         pending += Array("--\(boundary)--\r\n".utf8)
-        runs.append(.bytes(pending))
-        return RequestBody(parts: runs)
+        runs.append(.part(.bytes(pending)))
+        var known: [RequestBody.Part] = []
+        for run in runs {
+            guard case .part(let part) = run else { return Self.streamed(runs) }
+            known.append(part)
+        }
+        return RequestBody(parts: known)
+    }
+
+    /// A piece of the body: a part of known length, or a stream.
+    enum Run: Sendable {
+        case part(RequestBody.Part)
+        case stream(RequestBody)
+    }
+
+    /// The runs as one stream of unknown length, pulled in order as the
+    /// transport sends it: nothing is read ahead of the socket.
+    private static func streamed(_ runs: [Run]) -> RequestBody {
+        let reader = StreamedRuns(runs)
+        return RequestBody(length: nil, chunks: AsyncThrowingStream(unfolding: { try await reader.next() }))
     }
 
     /// Quotes and backslashes in a quoted-string are escaped as `%22` and `%5C`,
@@ -168,6 +218,34 @@ extension Content {
     public static func multipart(_ form: MultipartForm) -> Content {
         .built(name: "multipart", framed: true) { () throws(CourierError) in
             (try form.makeBody(), form.contentType)
+        }
+    }
+}
+
+/// Reads a form's runs one after another, a chunk per ``next()``.
+private actor StreamedRuns {
+    private var runs: ArraySlice<MultipartForm.Run>
+    private var current: (any AsyncIteratorProtocol<[UInt8], any Error>)?
+
+    init(_ runs: [MultipartForm.Run]) { self.runs = runs[...] }
+
+    /// The next chunk of the body, or `nil` after the last run.
+    func next() async throws -> [UInt8]? {
+        while true {
+            if var iterator = current {
+                let chunk = try await iterator.next(isolation: self)
+                current = iterator
+                if let chunk {
+                    if chunk.isEmpty { continue }
+                    return chunk
+                }
+                current = nil
+            }
+            guard let run = runs.popFirst() else { return nil }
+            switch run {
+            case .part(let part): current = RequestBody(parts: [part]).chunks().makeAsyncIterator()
+            case .stream(let body): current = body.chunks().makeAsyncIterator()
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import CourierCore
 import CourierMultipart
 import CourierTestSupport
+import CourierTesting
 import Foundation
 import Testing
 
@@ -51,6 +52,54 @@ struct MultipartTests {
         let headerBytes = Array(header.utf8)
         let start = try #require(Self.find(headerBytes, in: received)) + headerBytes.count
         #expect(Array(received[start..<start + contents.count]) == contents)
+    }
+
+    /// A streamed part: the framing around it as for any part, the body of
+    /// unknown length and one-shot; a file part beside it still read from disk.
+    @Test func aStreamedPartIsFramedAndTheBodyIsOneShot() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.file("a.txt", contents: Array("file".utf8))
+        var form = MultipartForm(boundary: "XyZ")
+        form.append(field: "title", value: "log")
+        form.append(
+            stream: AsyncThrowingStream { continuation in
+                for piece in ["li", "", "ne 1\n", "line 2\n"] { continuation.yield(Array(piece.utf8)) }
+                continuation.finish()
+            }, name: "log", filename: "app.log", contentType: "text/plain")
+        form.append(file: file, name: "f", contentType: "text/plain")
+        let body = try form.makeBody()
+        #expect(body.length == nil)
+        #expect(!body.isReplayable)
+        let text = String(decoding: try await body.collect(), as: UTF8.self)
+        let expected =
+            "--XyZ\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nlog\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"log\"; filename=\"app.log\"\r\n"
+            + "Content-Type: text/plain\r\n\r\nline 1\nline 2\n\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\n"
+            + "Content-Type: text/plain\r\n\r\nfile\r\n--XyZ--\r\n"
+        #expect(text == expected)
+        // The stream was taken: the same form built again cannot send it twice.
+        await #expect(throws: CourierError.self) { _ = try await form.makeBody().collect() }
+    }
+
+    /// A retry that would send a streamed form again is refused, typed,
+    /// instead of sending a form without its streamed part.
+    @Test func aRetryCannotResendAStreamedForm() async throws {
+        var form = MultipartForm()
+        form.append(
+            stream: AsyncThrowingStream { continuation in
+                continuation.yield([1, 2, 3])
+                continuation.finish()
+            }, name: "blob")
+        let transport = RecordingTransport(StubTransport.sequence([.status(503), .status(200)]))
+        let client = APIClient(
+            transport: transport, retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none), clock: TestClock())
+        // PUT: a method the policy retries, but not with this body.
+        let error = await expectFailure(
+            client, Endpoint<RawResponse>(.put("upload"), on: .api, content: .multipart(form)))
+        #expect(error?.response?.statusCode == 503)
+        #expect(error?.retryStop?.reason == .bodyNotReplayable)
+        #expect(transport.records.count == 1)
     }
 
     @Test func randomBoundariesDiffer() {

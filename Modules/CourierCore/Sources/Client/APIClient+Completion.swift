@@ -23,10 +23,8 @@ extension APIClient {
         completion: @escaping @Sendable (Result<Response, CourierError>) -> Void
     ) -> CancellableCall {
         // The services, not the client: the call must not keep its client alive.
-        let task = Task { [services] in
-            let result = await services.run(
-                endpoint, plugins: plugins, progress: progress, role: .lastDelivery, stored: nil
-            ).map(\.model)
+        let task = Task { [runner] in
+            let result = await runner.run(endpoint, plugins: plugins, progress: progress)
             if let queue {
                 queue.async { completion(result) }
             } else {
@@ -34,6 +32,27 @@ extension APIClient {
             }
         }
         return CancellableCall(task: task)
+    }
+}
+
+extension APIClient {
+    /// What runs this client's calls without keeping the client: for a call
+    /// that may outlive it (a completion handler's, a prepared call's), which
+    /// ends with `.cancelled` once the client is released.
+    package var runner: CallRunner { CallRunner(services: services) }
+}
+
+/// Runs calls on a client's services (``APIClient/runner``).
+package struct CallRunner: Sendable {
+    let services: ClientServices
+
+    /// Runs `endpoint` to its end: the model, or the error.
+    package func run<Response>(
+        _ endpoint: Endpoint<Response>, plugins: [any Plugin],
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async -> Result<Response, CourierError> {
+        await services.run(endpoint, plugins: plugins, progress: progress, role: .lastDelivery, stored: nil)
+            .map(\.model)
     }
 }
 

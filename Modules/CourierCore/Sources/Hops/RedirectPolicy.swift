@@ -222,7 +222,10 @@ extension RedirectPolicy {
         perform: (OutgoingRequest) async throws -> RawResponse
     ) async throws -> RawResponse {
         var request = request
-        if let body = request.body, !body.isReplayable {
+        // A body readable once is read whole (up to the largest body) only
+        // when a 307 or 308 may have to send it again; a policy that does
+        // not follow streams it as it is read.
+        if follows, let body = request.body, !body.isReplayable {
             request.body = RequestBody(bytes: try await body.collect(upTo: options.maxBodySize))
         }
         var visited: [String] = []
