@@ -87,11 +87,7 @@ extension APIClient {
                     CourierError(
                         .cancelled, stage: .build, message: "the call was cancelled before it started"))
             }
-            if let queue {
-                queue.async { completion(result) }
-            } else {
-                completion(result)
-            }
+            CallRunner.deliver(result, on: queue, to: completion)
         }
         return PreparedCall(task: task, start: start)
     }

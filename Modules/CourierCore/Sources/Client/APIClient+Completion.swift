@@ -24,12 +24,8 @@ extension APIClient {
     ) -> CancellableCall {
         // The services, not the client: the call must not keep its client alive.
         let task = Task { [runner] in
-            let result = await runner.run(endpoint, plugins: plugins, progress: progress)
-            if let queue {
-                queue.async { completion(result) }
-            } else {
-                completion(result)
-            }
+            CallRunner.deliver(
+                await runner.run(endpoint, plugins: plugins, progress: progress), on: queue, to: completion)
         }
         return CancellableCall(task: task)
     }
@@ -53,6 +49,18 @@ package struct CallRunner: Sendable {
     ) async -> Result<Response, CourierError> {
         await services.run(endpoint, plugins: plugins, progress: progress, role: .lastDelivery, stored: nil)
             .map(\.model)
+    }
+
+    /// Hands a completion-handler call's result to `completion`: on `queue`,
+    /// or on the calling task when there is none.
+    package static func deliver<Outcome: Sendable>(
+        _ result: Outcome, on queue: DispatchQueue?, to completion: @escaping @Sendable (Outcome) -> Void
+    ) {
+        if let queue {
+            queue.async { completion(result) }
+        } else {
+            completion(result)
+        }
     }
 }
 
