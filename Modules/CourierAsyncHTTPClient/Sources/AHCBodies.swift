@@ -19,19 +19,23 @@
         let sent: SentBytes
         let progress: (@Sendable (TransferProgress) -> Void)?
         let total: Int64?
+        /// The app's pause: no chunk is pulled while it lasts.
+        let pause: TransferControl?
 
         init(
             _ chunks: any AsyncSequence<[UInt8], any Error> & Sendable, sent: SentBytes,
-            progress: (@Sendable (TransferProgress) -> Void)?, total: Int64?
+            progress: (@Sendable (TransferProgress) -> Void)?, total: Int64?, pause: TransferControl?
         ) {
             self.chunks = chunks
             self.sent = sent
             self.progress = progress
             self.total = total
+            self.pause = pause
         }
 
         func makeAsyncIterator() -> Iterator {
-            Iterator(base: chunks.makeAsyncIterator(), sent: sent, progress: progress, total: total)
+            Iterator(
+                base: chunks.makeAsyncIterator(), sent: sent, progress: progress, total: total, pause: pause)
         }
 
         struct Iterator: AsyncIteratorProtocol {
@@ -39,8 +43,10 @@
             let sent: SentBytes
             let progress: (@Sendable (TransferProgress) -> Void)?
             let total: Int64?
+            let pause: TransferControl?
 
             mutating func next() async throws -> ByteBuffer? {
+                await pause?.waitWhilePaused()
                 guard let chunk = try await base.next() else { return nil }
                 sent.value += Int64(chunk.count)
                 progress?(TransferProgress(direction: .upload, completed: sent.value, total: total))

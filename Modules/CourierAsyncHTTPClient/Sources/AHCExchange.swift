@@ -64,6 +64,13 @@
         }
 
         func run(on client: HTTPClient) async throws -> RawResponse {
+            // The app's pause: the body loops below stop pulling while it
+            // lasts, and the idle timeout stands still.
+            let watchdog = self.watchdog
+            let pausing = options.transferControl?.attach { paused in
+                if paused { watchdog?.suspend() } else { watchdog?.resume() }
+            }
+            defer { pausing?.remove() }
             let started = ContinuousClock.now
             let (outgoing, sent) = try await prepared()
             let response: HTTPClientResponse
@@ -106,14 +113,18 @@
             outgoing.headers = headers
             let sent = SentBytes()
             if let body = request.body {
-                if let parts = body.parts, parts.allSatisfy({ if case .bytes = $0 { true } else { false } }) {
+                if options.transferControl == nil, let parts = body.parts,
+                    parts.allSatisfy({ if case .bytes = $0 { true } else { false } })
+                {
                     var buffer = ByteBuffer()
                     for case .bytes(let bytes) in parts { buffer.writeBytes(bytes) }
                     sent.value = Int64(buffer.readableBytes)
                     outgoing.body = .bytes(buffer)
                 } else {
+                    // Pulled chunk by chunk: a pause holds the next pull.
                     let chunks = ByteBufferChunks(
-                        body.chunks(), sent: sent, progress: progressTouchingTheWatchdog, total: body.length)
+                        body.chunks(), sent: sent, progress: progressTouchingTheWatchdog, total: body.length,
+                        pause: options.transferControl)
                     outgoing.body = .stream(chunks, length: body.length.map { .known($0) } ?? .unknown)
                 }
             }
@@ -166,6 +177,7 @@
                     bytes.reserveCapacity(length)
                 }
                 for try await buffer in response.body {
+                    await options.transferControl?.waitWhilePaused()
                     watchdog?.touch()
                     let decoded = try decoding.decode(buffer, limit: Int64(options.maxBodySize), what: "body")
                     decoded.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
@@ -179,6 +191,7 @@
             let file = try DownloadFile(destination, head: head)
             do {
                 for try await buffer in response.body {
+                    await options.transferControl?.waitWhilePaused()
                     watchdog?.touch()
                     try await file.write(
                         decoding.decode(buffer, limit: options.maxDownloadSize, what: "download"))

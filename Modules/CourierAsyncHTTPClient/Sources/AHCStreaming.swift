@@ -4,7 +4,7 @@
     import HTTPTypes
     import NIOCore
 
-    @_spi(Transport) extension AsyncHTTPClientTransport: StreamingTransport {
+    @_spi(Transport) extension AsyncHTTPClientTransport: StreamingTransport, PausableTransport {
         /// Sends the request and returns once its head is in; the body
         /// arrives through the response's stream. async-http-client reads
         /// from the socket only as its body sequence is pulled, and the body

@@ -124,6 +124,10 @@
             }
         }()
 
+        /// Pauses by not pulling: no body chunk is read from the connection
+        /// or handed to it while paused, so NIO's backpressure stops the bytes.
+        @_spi(Transport) public var pausesTransfers: Bool { true }
+
         /// Sends the request, one exchange (a redirect comes back as it is:
         /// the client follows it); see ``/CourierCore/Transport`` for the contract.
         public func send(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
@@ -181,7 +185,7 @@
                 }
             }
             // The idle timeout: async-http-client's read timeout is one per client.
-            let watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0) }
+            let watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0, clock: options.clock) }
             // The end is fixed now: a timer task the pool starts late must not
             // give the exchange more than its total.
             let deadline = options.timeout.map { TotalDeadline($0) }

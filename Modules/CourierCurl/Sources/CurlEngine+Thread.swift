@@ -79,10 +79,14 @@ extension CurlEngine {
                 // would add another read's worth to a full buffer.)
                 // libcurl may deliver the held bytes inside this call.
                 if let transfer = state.active[id], let handle = transfer.handle,
-                    transfer.stream?.isHoldingBack != true
+                    transfer.stream?.isHoldingBack != true, transfer.pauseRequest?.isPaused != true
                 {
                     curl_easy_pause(handle, CURLPAUSE_CONT)
                 }
+            case .applyPause(let id):
+                // A transfer still waiting for a place, or gone, has nothing
+                // to pause: `start` applies the request when it gets one.
+                if let transfer = state.active[id] { transfer.applyPause() }
             case .cancel(let id, let reason):
                 cancel(id, because: reason, in: &state)
             }
@@ -116,6 +120,7 @@ extension CurlEngine {
         guard let handle = transfer.handle else { return }
         state.active[transfer.id] = transfer
         curl_multi_add_handle(multi, handle)
+        if transfer.pauseRequest?.isPaused == true { transfer.applyPause() }
     }
 
     /// Lets libcurl move data: the epoll loop waits for sockets first (it may

@@ -24,6 +24,8 @@ final class CurlEngine: TaskExecutor, Sendable {
         case cancel(UInt64, TransportError)
         /// Resume a transfer paused because its reader fell behind.
         case resume(UInt64)
+        /// Apply the app's pause or resume (the transfer's ``CurlPauseRequest``).
+        case applyPause(UInt64)
     }
 
     struct Queue {
@@ -195,6 +197,9 @@ final class CurlEngine: TaskExecutor, Sendable {
 
     /// Resumes a streamed transfer its reader caught up with.
     func resume(_ id: UInt64) { command(.resume(id)) }
+
+    /// Pauses or resumes a transfer as its ``CurlPauseRequest`` now says.
+    func applyPause(_ id: UInt64) { command(.applyPause(id)) }
 
     private func command(_ command: Command) {
         let wake = queue.withLock { queue in

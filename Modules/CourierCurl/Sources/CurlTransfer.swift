@@ -69,6 +69,9 @@ final class CurlTransfer {
     var sendings = 0
     /// The transfer's place among its host's connections, given back when it is freed.
     var slot: HostAdmission.Slot?
+    /// Whether the app paused the transfer (``CourierCore/TransferControl``),
+    /// set from any thread and applied by the engine; nil when nobody can.
+    var pauseRequest: CurlPauseRequest?
 
     let pool: CurlHandlePool
     /// Where large response bodies come from.

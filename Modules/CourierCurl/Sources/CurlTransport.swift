@@ -165,6 +165,9 @@ public final class CurlTransport: Transport {
         }
     }()
 
+    /// Pauses with `curl_easy_pause`, keeping the connection and every byte.
+    @_spi(Transport) public var pausesTransfers: Bool { true }
+
     /// Sends the request through libcurl, one exchange (a redirect comes
     /// back as it is: the client follows it); see ``/CourierCore/Transport``
     /// for the contract.
@@ -232,12 +235,21 @@ public final class CurlTransport: Transport {
         }
         // The idle timeout (libcurl's low-speed check averages over seconds,
         // so a burst then silence would run seconds past it).
-        let idle = options.idleTimeout.map { limit in
-            let watchdog = IdleWatchdog(limit: limit)
-            transfer.watchdog = watchdog
-            return watchdog.watch { engine.cancel(id, because: $0) }
-        }
+        let watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0, clock: options.clock) }
+        transfer.watchdog = watchdog
+        let idle = watchdog?.watch { engine.cancel(id, because: $0) }
         defer { idle?.cancel() }
+        // The app's pause: recorded here, applied on the engine's thread.
+        let pausing = options.transferControl.map { control in
+            let request = CurlPauseRequest()
+            transfer.pauseRequest = request
+            return control.attach { paused in
+                if paused { watchdog?.suspend() } else { watchdog?.resume() }
+                request.set(paused)
+                engine.applyPause(id)
+            }
+        }
+        defer { pausing?.remove() }
         let box = UncheckedTransfer(transfer: transfer)
         defer { transfer.received() }
         return try await options.withCancellationHandler {
@@ -342,4 +354,4 @@ private struct UncheckedTransfer: @unchecked Sendable {
 
 /// Streams response bodies (the `Transport` SPI: `APIClient` calls it for
 /// `stream`, `events` and downloads).
-@_spi(Transport) extension CurlTransport: StreamingTransport {}
+@_spi(Transport) extension CurlTransport: StreamingTransport, PausableTransport {}

@@ -1,4 +1,4 @@
-@_spi(Locking) public import CourierCore
+@_spi(Locking) @_spi(Transport) public import CourierCore
 public import HTTPTypes
 import Synchronization
 
@@ -29,6 +29,11 @@ public final class RecordingTransport: Transport {
     /// Records requests on their way to `transport`.
     public init(_ transport: any Transport) { self.wrapped = transport }
 
+    /// What the wrapped transport says: the options it is given pass through.
+    @_spi(Transport) public var pausesTransfers: Bool {
+        (wrapped as? any PausableTransport)?.pausesTransfers ?? false
+    }
+
     /// Every request so far, in order.
     public var records: [Record] { storage.withLock { $0 } }
 
@@ -41,3 +46,6 @@ public final class RecordingTransport: Transport {
         return try await wrapped.send(request, options: options)
     }
 }
+
+/// Pauses when the wrapped transport does: the options pass through.
+@_spi(Transport) extension RecordingTransport: PausableTransport {}

@@ -1,10 +1,12 @@
-@_spi(Locking) public import CourierCore
+@_spi(Locking) @_spi(Transport) public import CourierCore
 public import Dispatch
 import Synchronization
 
 /// A call made but not started (CSAPIService's `APIRequestTask`): nothing
 /// is sent until ``resume()``; ``cancel()`` ends it before or after it
-/// started; its completion runs exactly once either way.
+/// started; its completion runs exactly once either way. Like a
+/// `URLSessionTask`, it can ``pause()`` in flight, and ``resume()`` then
+/// lets it go on.
 ///
 /// A prepared call dropped without ``resume()`` is cancelled (its completion
 /// runs, with `.cancelled`), rather than waiting forever.
@@ -21,19 +23,38 @@ import Synchronization
 public final class PreparedCall: Sendable {
     private let task: Task<Void, Never>
     private let start: AsyncStream<Void>.Continuation
+    private let control: TransferControl
+    /// Whether ``resume()`` has started the call.
+    private let started = Atomic(false)
 
-    init(task: Task<Void, Never>, start: AsyncStream<Void>.Continuation) {
+    init(task: Task<Void, Never>, start: AsyncStream<Void>.Continuation, control: TransferControl) {
         self.task = task
         self.start = start
+        self.control = control
     }
 
     deinit { start.finish() }
 
-    /// Starts the call; later calls do nothing, and neither does one after ``cancel()``.
+    /// Starts the call, or lets a paused one go on (``pause()``); does
+    /// nothing after ``cancel()``.
     public func resume() {
+        // A pause before the start is undone first, so that one the call's
+        // own progress handler makes once it runs is never undone by this.
+        control.resume()
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         start.yield()
         start.finish()
     }
+
+    /// Holds the call's transfer where it is until ``resume()``, as
+    /// ``Transfer/pause()`` does (``resume()`` both starts and un-pauses, so
+    /// a pause before the call started is undone when it starts).
+    /// - Throws: `CourierError.Code.pauseUnsupported` when the
+    ///   client's transport cannot pause without losing bytes.
+    public func pause() throws(CourierError) { try control.pauseOrThrow() }
+
+    /// Whether the call's transfer is paused.
+    public var isPaused: Bool { control.isPaused }
 
     /// Ends the call: before it started, nothing is sent and the completion
     /// gets ``/CourierCore/CourierError/Code/cancelled``; after, as a
@@ -72,6 +93,7 @@ extension APIClient {
         completion: @escaping @Sendable (Result<Response, CourierError>) -> Void
     ) -> PreparedCall {
         let (started, start) = AsyncStream.makeStream(of: Void.self)
+        let control = runner.transferControl()
         // The runner, not the client: a prepared call must not keep its client alive.
         let task = Task { [runner] in
             var resumed = false
@@ -81,7 +103,7 @@ extension APIClient {
             }
             let result: Result<Response, CourierError>
             if resumed, !Task.isCancelled {
-                result = await runner.run(endpoint, plugins: plugins, progress: progress)
+                result = await runner.run(endpoint, plugins: plugins, progress: progress, control: control)
             } else {
                 result = .failure(
                     CourierError(
@@ -89,6 +111,6 @@ extension APIClient {
             }
             CallRunner.deliver(result, on: queue, to: completion)
         }
-        return PreparedCall(task: task, start: start)
+        return PreparedCall(task: task, start: start, control: control)
     }
 }

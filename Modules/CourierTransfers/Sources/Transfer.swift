@@ -1,4 +1,4 @@
-public import CourierCore
+@_spi(Transport) public import CourierCore
 
 /// A call whose progress arrives as an `AsyncSequence`, read on the caller's
 /// own actor: a progress bar on the main actor needs no lock and no
@@ -19,14 +19,23 @@ public import CourierCore
 /// than the network (a progress bar wants the latest, not every one), and
 /// ends when the call does — after its last event — so `for await` ends
 /// and ``value`` is then ready.
+///
+/// A transfer in flight can be paused and resumed (``pause()``,
+/// ``resume()``) on CurlTransport and AsyncHTTPClientTransport, and on
+/// URLSession on Apple platforms, without losing a byte.
 public struct Transfer<Response: Sendable>: Sendable {
     /// Upload and download progress, in order, the newest kept when the reader lags.
     public let progress: AsyncStream<TransferProgress>
     private let call: Task<Result<Response, CourierError>, Never>
+    private let control: TransferControl
 
-    init(progress: AsyncStream<TransferProgress>, call: Task<Result<Response, CourierError>, Never>) {
+    init(
+        progress: AsyncStream<TransferProgress>, call: Task<Result<Response, CourierError>, Never>,
+        control: TransferControl
+    ) {
         self.progress = progress
         self.call = call
+        self.control = control
     }
 
     /// The call's result: its model, or the ``/CourierCore/CourierError`` it failed with.
@@ -36,6 +45,21 @@ public struct Transfer<Response: Sendable>: Sendable {
 
     /// Cancels the call (its error is ``/CourierCore/CourierError/Code/cancelled``).
     public func cancel() { call.cancel() }
+
+    /// Holds the transfer where it is: no byte moves either way until
+    /// ``resume()``, the connection and what arrived are kept, and the idle
+    /// timeout stands still (the total timeout, where one is set, does
+    /// not). A pause between attempts holds the next attempt from its start.
+    /// - Throws: `CourierError.Code.pauseUnsupported` when the
+    ///   client's transport cannot pause without losing bytes
+    ///   (FoundationNetworking's URLSession on Linux); the call runs on.
+    public func pause() throws(CourierError) { try control.pauseOrThrow() }
+
+    /// Lets a paused transfer go on; does nothing when it is not paused.
+    public func resume() { control.resume() }
+
+    /// Whether the transfer is paused.
+    public var isPaused: Bool { control.isPaused }
 }
 
 extension APIClient {
@@ -52,14 +76,15 @@ extension APIClient {
     {
         let (progress, events) = AsyncStream.makeStream(
             of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
-        let call = Task { () -> Result<Response, CourierError> in
+        let runner = self.runner
+        let control = runner.transferControl()
+        let call = Task { [self] () -> Result<Response, CourierError> in
             defer { events.finish() }
-            do throws(CourierError) {
-                return .success(try await self.send(endpoint, plugins: plugins) { events.yield($0) })
-            } catch {
-                return .failure(error)
-            }
+            // The task keeps the client until the call ends, as an `async` call's frame does.
+            defer { withExtendedLifetime(self) {} }
+            return await runner.run(
+                endpoint, plugins: plugins, progress: { events.yield($0) }, control: control)
         }
-        return Transfer(progress: progress, call: call)
+        return Transfer(progress: progress, call: call, control: control)
     }
 }

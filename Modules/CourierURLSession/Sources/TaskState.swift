@@ -55,7 +55,7 @@ final class TaskState: Sendable {
         self.tap = tap
         self.whenTaskEnds = whenTaskEnds
         self.deadline = deadline
-        watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0) }
+        watchdog = options.idleTimeout.map { IdleWatchdog(limit: $0, clock: options.clock) }
     }
 
     /// Bytes went out or came in (request body, head, response body).

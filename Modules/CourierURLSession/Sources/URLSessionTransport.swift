@@ -141,6 +141,16 @@ public final class URLSessionTransport: Transport {
     /// cancellations already asked for, without waiting for them).
     public func shutdown() { delegate.invalidateInBackground(session) }
 
+    /// Apple's URLSession holds a suspended task; FoundationNetworking's
+    /// (Linux) restarts it from its first byte, so there a transfer cannot pause.
+    @_spi(Transport) public var pausesTransfers: Bool {
+        #if canImport(FoundationNetworking)
+            false
+        #else
+            true
+        #endif
+    }
+
     private func perform(_ request: OutgoingRequest, options: TransportOptions) async throws -> RawResponse {
         let urlRequest = try Self.urlRequest(request, options: options)
         var spooled: URL?
@@ -187,6 +197,21 @@ public final class URLSessionTransport: Transport {
         // The idle timeout: FoundationNetworking's counts only bytes received.
         let idle = state.watchdog?.watch(onExpiry: stop)
         defer { idle?.cancel() }
+        #if !canImport(FoundationNetworking)
+            // The app's pause: Apple's URLSession holds a suspended task's
+            // connection and bytes.
+            let watchdog = state.watchdog
+            let pausing = options.transferControl?.attach { paused in
+                if paused {
+                    watchdog?.suspend()
+                    task.suspend()
+                } else {
+                    watchdog?.resume()
+                    task.resume()
+                }
+            }
+            defer { pausing?.remove() }
+        #endif
         return try await run(task, state, options: options)
     }
 
@@ -251,4 +276,4 @@ public final class URLSessionTransport: Transport {
 
 /// Streams response bodies (the `Transport` SPI: `APIClient` calls it for
 /// `stream`, `events` and downloads).
-@_spi(Transport) extension URLSessionTransport: StreamingTransport {}
+@_spi(Transport) extension URLSessionTransport: StreamingTransport, PausableTransport {}

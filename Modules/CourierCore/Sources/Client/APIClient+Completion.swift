@@ -42,13 +42,26 @@ extension APIClient {
 package struct CallRunner: Sendable {
     let services: ClientServices
 
-    /// Runs `endpoint` to its end: the model, or the error.
+    /// Runs `endpoint` to its end.
+    /// - Parameters:
+    ///   - endpoint: The API to call.
+    ///   - plugins: The call's own plugins.
+    ///   - progress: Upload and download progress, from any thread.
+    ///   - control: What pauses the call's transfer, for a caller that can.
+    /// - Returns: The model, or the error the call ended with.
     package func run<Response>(
         _ endpoint: Endpoint<Response>, plugins: [any Plugin],
-        progress: (@Sendable (TransferProgress) -> Void)?
+        progress: (@Sendable (TransferProgress) -> Void)?, control: TransferControl? = nil
     ) async -> Result<Response, CourierError> {
-        await services.run(endpoint, plugins: plugins, progress: progress, role: .lastDelivery, stored: nil)
-            .map(\.model)
+        await services.run(
+            endpoint, plugins: plugins, progress: progress, role: .lastDelivery, stored: nil, control: control
+        )
+        .map(\.model)
+    }
+
+    /// A control for pausing a call's transfer through this client's transport.
+    package func transferControl() -> TransferControl {
+        TransferControl(for: services.configuration.transport)
     }
 
     /// Hands a completion-handler call's result to `completion`: on `queue`,

@@ -45,14 +45,15 @@ final class ClientServices: Sendable {
     ///   - role: Who runs the call, for a response cache taking part in it.
     ///   - stored: For a caller that takes every delivery: where deliveries
     ///     before the call's own result go (a stored response delivered first).
+    ///   - control: What pauses the call's transfer, for a caller that can.
     /// - Returns: The reply, or the error the call ended with.
     @inline(__always)
     nonisolated(nonsending) func run<Response>(
         _ endpoint: Endpoint<Response>, plugins: [any Plugin],
         progress: (@Sendable (TransferProgress) -> Void)?,
-        role: CacheRole, stored: EarlyDeliverySink<Response>?
+        role: CacheRole, stored: EarlyDeliverySink<Response>?, control: TransferControl? = nil
     ) async -> Result<Reply<Response>, CourierError> {
-        let (call, slot) = start(endpoint, plugins, progress, role: role)
+        let (call, slot) = start(endpoint, plugins, progress, role: role, control: control)
         defer { finishRunning(slot) }
         return await CallPipeline().run(endpoint, call, stored: stored)
     }
@@ -65,11 +66,13 @@ final class ClientServices: Sendable {
     ///   - role: Who runs the call, for a response cache taking part in it.
     ///   - stream: For a streaming call (CourierStreamFormats' `APIClient.stream(_:timeouts:plugins:)`),
     ///     what cancels the bodies its attempts open and the call does not return.
+    ///   - control: What pauses the call's transfer, for a caller that can.
     /// - Returns: The state, and the slot to give ``finishRunning(_:)`` when the call ends.
     @inline(__always)
     func start<Response>(
         _ endpoint: Endpoint<Response>, _ plugins: [any Plugin],
-        _ progress: (@Sendable (TransferProgress) -> Void)?, role: CacheRole, stream: StreamSlot? = nil
+        _ progress: (@Sendable (TransferProgress) -> Void)?, role: CacheRole, stream: StreamSlot? = nil,
+        control: TransferControl? = nil
     ) -> (CallState, slot: Int) {
         let cancellation = CallCancellation()
         let (id, slot, environment, released) = state.withLock { state in
@@ -82,7 +85,7 @@ final class ClientServices: Sendable {
         if let released { cancellation.cancel(because: released) }
         let inputs = CallInputs(
             id: id, services: self, environment: environment, plugins: plugins, progress: progress,
-            cancellation: cancellation, cacheRole: role, stream: stream)
+            cancellation: cancellation, transferControl: control, cacheRole: role, stream: stream)
         let call = CallState(
             id: id, plan: PassPlan(spec: endpoint.spec, call: inputs), cancellation: cancellation)
         return (call, slot)

@@ -70,6 +70,8 @@ struct CallInputs: Sendable {
     let progress: (@Sendable (TransferProgress) -> Void)?
     /// The call's cancellation from outside its task, for the context.
     var cancellation: CallCancellation? = nil
+    /// What pauses the call's transfer (CourierTransfers' `Transfer`), for the transport.
+    var transferControl: TransferControl? = nil
     /// Who runs the call, for a response cache taking part in it.
     var cacheRole: CacheRole = .lastDelivery
     /// For a streaming call (CourierStreamFormats' `APIClient.stream(_:timeouts:plugins:)`):

@@ -49,6 +49,8 @@ package struct Attempt: Sendable {
             maxDownloadSize: settings.maxDownloadSize, progress: state.plan.call.progress,
             cancellation: state.cancellation, idleTimeout: settings.idleTimeout,
             connectTimeout: settings.connectTimeout)
+        options.transferControl = state.plan.call.transferControl
+        options.clock = settings.clock
     }
 }
 

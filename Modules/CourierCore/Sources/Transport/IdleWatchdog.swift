@@ -17,6 +17,8 @@ package final class IdleWatchdog: Sendable {
     private let clock: any CourierClock
     /// `clock.now` at the latest touch, in nanoseconds.
     private let lastTouch: Atomic<Int64>
+    /// The transfer is paused (``suspend()``): the quiet is not counted.
+    private let suspended = Atomic<Bool>(false)
 
     /// Starts watching now: the exchange has `limit` to move its first byte.
     package init(limit: Duration, clock: any CourierClock = SystemClock()) {
@@ -30,6 +32,18 @@ package final class IdleWatchdog: Sendable {
         lastTouch.store(clock.now.nanoseconds, ordering: .relaxed)
     }
 
+    /// The transfer was paused on purpose (``TransferControl``): no quiet
+    /// counts until ``resume()``.
+    package func suspend() {
+        suspended.store(true, ordering: .relaxed)
+    }
+
+    /// The paused transfer goes on: the quiet starts now.
+    package func resume() {
+        touch()
+        suspended.store(false, ordering: .releasing)
+    }
+
     /// Returns never: throws ``TransportError/Code/timedOut`` once no touch
     /// came for ``limit``, or `CancellationError` when the task waiting in
     /// it is cancelled (the exchange ended first).
@@ -39,6 +53,13 @@ package final class IdleWatchdog: Sendable {
             let quiet = clock.now - .nanoseconds(seen)
             if quiet < limit { try await clock.sleepAsTimeout(for: limit - quiet) }
             try Task.checkCancellation()
+            // The flag first: a resume's touch is seen with its clearing.
+            if suspended.load(ordering: .acquiring) {
+                // Paused: look again a whole limit later (a resume touches,
+                // so the quiet then counts from it).
+                seen = clock.now.nanoseconds
+                continue
+            }
             let latest = lastTouch.load(ordering: .relaxed)
             if latest == seen {
                 throw TransportError(

@@ -25,6 +25,10 @@ public import HTTPTypes
 /// - write the body to ``TransportOptions/destination`` when one is given and
 ///   return ``ResponseBody/file(_:)``;
 /// - report progress through ``TransportOptions/progress``;
+/// - where it can hold a transfer without losing bytes, conform to
+///   ``PausableTransport`` and attach each exchange to
+///   ``TransportOptions/transferControl``, its idle timeout standing still
+///   while paused;
 /// - never block the Swift concurrency pool: blocking work runs on threads the
 ///   transport owns.
 ///
@@ -100,6 +104,13 @@ public struct TransportOptions: Sendable {
     /// The call's cancellation from outside its task; stop the exchange when
     /// it fires (see ``CallCancellation``). `nil` outside a client's call.
     @_spi(Transport) public var cancellation: CallCancellation?
+    /// Pauses and resumes the call's transfer from outside, for a transport
+    /// whose ``PausableTransport/pausesTransfers`` says it can: attach each exchange
+    /// (``TransferControl/attach(_:)``). `nil` when nobody can pause the call.
+    @_spi(Transport) public var transferControl: TransferControl?
+    /// The client's clock, for the transport's idle timeout
+    /// (its idle watch): what a test's `TestClock` drives.
+    @_spi(Transport) public var clock: any CourierClock = SystemClock()
 
     /// The default in-memory body limit: 64 MiB.
     public static let defaultMaxBodySize = 64 * 1024 * 1024
