@@ -126,6 +126,14 @@ extension CurlTransfer {
             failure = problem
             return false
         }
+        // The blank line after an interim status (a 104's upload address).
+        if let interim = options.interimResponse, line.count <= 2,
+            line.allSatisfy({ $0 == 13 || $0 == 10 }), let status = head.status, status < 200, status != 101
+        {
+            interim(
+                HTTPResponse(
+                    status: .init(code: status, reasonPhrase: head.reason), headerFields: head.fields))
+        }
         // The blank line after a final status: a streamed response's head is complete.
         if stream != nil, line.count <= 2, line.allSatisfy({ $0 == 13 || $0 == 10 }),
             let status = head.status, status >= 200, continuation != nil

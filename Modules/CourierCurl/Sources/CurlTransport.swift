@@ -354,4 +354,7 @@ private struct UncheckedTransfer: @unchecked Sendable {
 
 /// Streams response bodies (the `Transport` SPI: `APIClient` calls it for
 /// `stream`, `events` and downloads).
-@_spi(Transport) extension CurlTransport: StreamingTransport, PausableTransport {}
+@_spi(Transport) extension CurlTransport: StreamingTransport, PausableTransport, InterimResponseTransport {
+    /// libcurl's header callback sees every interim head.
+    public var reportsInterimResponses: Bool { true }
+}

@@ -47,5 +47,11 @@ public final class RecordingTransport: Transport {
     }
 }
 
-/// Pauses when the wrapped transport does: the options pass through.
-@_spi(Transport) extension RecordingTransport: PausableTransport {}
+/// Pauses, and reports interim responses, when the wrapped transport does:
+/// the options pass through.
+@_spi(Transport) extension RecordingTransport: PausableTransport, InterimResponseTransport {
+    /// What the wrapped transport says.
+    public var reportsInterimResponses: Bool {
+        (wrapped as? any InterimResponseTransport)?.reportsInterimResponses ?? false
+    }
+}

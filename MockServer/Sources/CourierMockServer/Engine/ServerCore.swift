@@ -15,6 +15,8 @@ final class ServerCore: Sendable {
     let spec: OpenAPISpec?
     /// The document's answers, once made.
     let specAnswers = SpecAnswerCache()
+    /// Resumable uploads' resources (`/resumable`).
+    let uploads = ResumableUploads()
     private let origin = NIODeadline.now().uptimeNanoseconds
     /// The wall-clock time of ``now()``'s zero, for exports that need dates (HAR).
     let startDate = Date()

@@ -15,6 +15,8 @@ final class MockConnectionHandler: ChannelInboundHandler {
         var exchangeIndex: Int
         /// A request-body fault chosen on the head alone.
         var bodyFault: MatchedResponse?
+        /// A resumable upload's request: its bytes are kept as they arrive.
+        var upload: ResumableUploadRoutes.Mark?
     }
 
     private struct Complete {
@@ -23,6 +25,7 @@ final class MockConnectionHandler: ChannelInboundHandler {
         var firstByte: UInt64
         var headersDone: UInt64
         var bodyDone: UInt64?
+        var upload: ResumableUploadRoutes.Mark?
     }
 
     private let core: ServerCore
@@ -73,6 +76,15 @@ final class MockConnectionHandler: ChannelInboundHandler {
             if !head.uri.hasPrefix(AdminAPI.prefix) {
                 current.bodyFault = core.registry.matchRequestBodyFault { Self.record(head, body: []) }
             }
+            if core.configuration.builtinRoutes, current.bodyFault == nil,
+                let (upload, interim) = ResumableUploadRoutes.start(head, uploads: core.uploads)
+            {
+                current.upload = upload
+                if let interim {
+                    context.writeAndFlush(
+                        NIOAny(context.channel.allocator.buffer(string: interim)), promise: nil)
+                }
+            }
             receiving = current
             if current.bodyFault?.response.fault == .doNotReadRequestBody {
                 answerBodyFault(context: context, current, bodyDone: nil)
@@ -92,6 +104,15 @@ final class MockConnectionHandler: ChannelInboundHandler {
             }
             buffer.withUnsafeReadableBytes { current.body.append(contentsOf: $0) }
             receiving = current
+            if let upload = current.upload, let id = upload.id, !upload.mismatch,
+                buffer.withUnsafeReadableBytes({ core.uploads.append($0, to: id) })
+            {
+                // The upload's planned network drop: what arrived is kept.
+                silent = true
+                discarding = true
+                _ = PlanExecutor.run([.reset], on: context.channel)
+                return
+            }
             if current.body.count > core.configuration.maxRequestBodySize {
                 discarding = true
                 reject(
@@ -109,7 +130,8 @@ final class MockConnectionHandler: ChannelInboundHandler {
                 Complete(
                     request: Self.record(current.head, body: current.body),
                     exchangeIndex: current.exchangeIndex,
-                    firstByte: current.firstByte, headersDone: current.headersDone, bodyDone: core.now()))
+                    firstByte: current.firstByte, headersDone: current.headersDone, bodyDone: core.now(),
+                    upload: current.upload))
             processNext(context: context)
         }
     }
@@ -169,7 +191,9 @@ final class MockConnectionHandler: ChannelInboundHandler {
             forward(next, through: recorder, context: context)
             return
         }
-        let answer = Dispatcher(core: core).answer(next.request, remoteAddress: info.remoteAddress)
+        let answer =
+            next.upload.map { Dispatcher(core: core).answer(next.request, upload: $0) }
+            ?? Dispatcher(core: core).answer(next.request, remoteAddress: info.remoteAddress)
         let sequence = answer.journal.map { record(next, $0) }
         run(
             context: context, next.request.method == "HEAD" ? answer.plan.withoutContent() : answer.plan,

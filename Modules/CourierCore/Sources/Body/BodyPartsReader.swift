@@ -20,6 +20,8 @@ final class BodyPartsReader: Sendable {
     private struct State {
         var index = 0
         var offset = 0
+        /// Bytes at the start still to pass over (a remainder's).
+        var skip: Int64 = 0
         var descriptor: Int32 = -1
         var fileOpened = false
         var remaining: Int64 = 0
@@ -29,9 +31,10 @@ final class BodyPartsReader: Sendable {
     private let chunkSize: Int
     private let state = Locked(State())
 
-    init(parts: [RequestBody.Part], chunkSize: Int) {
+    init(parts: [RequestBody.Part], chunkSize: Int, skip: Int64 = 0) {
         self.parts = parts
         self.chunkSize = max(1, chunkSize)
+        state.withLock { $0.skip = max(0, skip) }
     }
 
     deinit {
@@ -46,6 +49,11 @@ final class BodyPartsReader: Sendable {
             while state.index < parts.count {
                 switch parts[state.index] {
                 case .bytes(let bytes):
+                    if state.skip > 0 {
+                        let passed = min(Int64(bytes.count - state.offset), state.skip)
+                        state.offset += Int(passed)
+                        state.skip -= passed
+                    }
                     if state.offset < bytes.count {
                         let end = min(bytes.count, state.offset + chunkSize)
                         defer { state.offset = end }
@@ -59,6 +67,14 @@ final class BodyPartsReader: Sendable {
                         }
                         state.remaining = length
                         state.fileOpened = true
+                        if state.skip > 0 {
+                            let passed = min(length, state.skip)
+                            guard lseek(state.descriptor, off_t(passed), SEEK_SET) >= 0 else {
+                                throw FileFacts.error(errno, reading: url)
+                            }
+                            state.remaining -= passed
+                            state.skip -= passed
+                        }
                     }
                     if state.remaining > 0 {
                         let want = Int(min(Int64(chunkSize), state.remaining))

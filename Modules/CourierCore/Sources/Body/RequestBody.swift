@@ -25,7 +25,8 @@ public struct RequestBody: Sendable {
     }
 
     enum Storage: Sendable {
-        case parts([Part])
+        /// Parts, the first `skip` bytes of which are not sent (``remainder(after:)``).
+        case parts([Part], skip: Int64 = 0)
         case stream(OneShotStream)
     }
 
@@ -77,10 +78,26 @@ public struct RequestBody: Sendable {
     }
 
     /// The parts of a replayable body, for transports that read files on their
-    /// own threads; `nil` for a stream.
+    /// own threads; `nil` for a stream, and for the rest of a body after an
+    /// offset (a resumed upload's), which is read with ``chunks(chunkSize:)``.
     public var parts: [Part]? {
-        if case .parts(let parts) = storage { return parts }
+        if case .parts(let parts, 0) = storage { return parts }
         return nil
+    }
+
+    /// The same body without its first `offset` bytes, replayable as it is
+    /// (a resumable upload sends the rest from the server's offset); `nil`
+    /// for a stream or an offset outside the body.
+    package func remainder(after offset: Int64) -> RequestBody? {
+        guard case .parts(let parts, let skip) = storage, let length, offset >= 0, offset <= length else {
+            return nil
+        }
+        return RequestBody(storage: .parts(parts, skip: skip + offset), length: length - offset)
+    }
+
+    private init(storage: Storage, length: Int64?) {
+        self.storage = storage
+        self.length = length
     }
 
     /// The body as a sequence of chunks; a replayable body's chunks are at
@@ -92,8 +109,8 @@ public struct RequestBody: Sendable {
     /// fails with ``CourierError/Code/bodyNotReplayable``.
     public func chunks(chunkSize: Int = 64 * 1024) -> any AsyncSequence<[UInt8], any Error> & Sendable {
         switch storage {
-        case .parts(let parts):
-            let reader = BodyPartsReader(parts: parts, chunkSize: chunkSize)
+        case .parts(let parts, let skip):
+            let reader = BodyPartsReader(parts: parts, chunkSize: chunkSize, skip: skip)
             return AsyncThrowingStream(unfolding: { try reader.next() })
         case .stream(let stream):
             return stream.take()
@@ -147,8 +164,8 @@ extension RequestBody {
     ///
     /// Each reader starts at the beginning; files are opened while they are read.
     @_spi(Transport) public func makeReader(chunkSize: Int = 64 * 1024) -> RequestBodyReader? {
-        guard case .parts(let parts) = storage else { return nil }
-        return RequestBodyReader(BodyPartsReader(parts: parts, chunkSize: chunkSize))
+        guard case .parts(let parts, let skip) = storage else { return nil }
+        return RequestBodyReader(BodyPartsReader(parts: parts, chunkSize: chunkSize, skip: skip))
     }
 }
 

@@ -82,7 +82,7 @@ private enum ContentIdentity: Hashable {
         case .file(let url, let contentType): self = .file(url, contentType: contentType)
         case .stream(let body, let contentType):
             switch body.storage {
-            case .parts(let parts): self = .parts(parts, contentType: contentType)
+            case .parts(let parts, _): self = .parts(parts, contentType: contentType)
             case .stream(let stream): self = .made(stream.identity)
             }
         case .built(_, _, let identity, _): self = .made(identity)

@@ -23,6 +23,9 @@ package enum AttemptSlot: Int, CaseIterable, Sendable {
     case attemptInterceptors
     /// A resumable download asks for the rest of what it kept.
     case downloadResume
+    /// A resumable upload continues from the server's offset when its
+    /// exchange is cut (CourierTransfers' `ResumableUpload`).
+    case resumableUpload
     /// Plugins' `prepare`.
     case pluginPreparation
     /// The head as it leaves the last component, checked once.

@@ -129,3 +129,10 @@
     /// ``TransportOptions/transferControl``.
     var pausesTransfers: Bool { get }
 }
+
+/// A transport that may hand the interim (1xx) responses it receives to
+/// ``TransportOptions/interimResponse``; a transport that is not one never does.
+@_spi(Transport) public protocol InterimResponseTransport: Transport {
+    /// Whether it does, here (a wrapper asks what it wraps).
+    var reportsInterimResponses: Bool { get }
+}

@@ -108,6 +108,11 @@ public struct TransportOptions: Sendable {
     /// whose ``PausableTransport/pausesTransfers`` says it can: attach each exchange
     /// (``TransferControl/attach(_:)``). `nil` when nobody can pause the call.
     @_spi(Transport) public var transferControl: TransferControl?
+    /// Called with each interim (1xx) response before the final one, `101`
+    /// aside — a resumable upload learns its upload's address from a `104` —
+    /// by a transport whose ``InterimResponseTransport/reportsInterimResponses``
+    /// says it can; from any thread. `nil`: nobody asks.
+    @_spi(Transport) public var interimResponse: (@Sendable (HTTPResponse) -> Void)?
     /// The client's clock, for the transport's idle timeout
     /// (its idle watch): what a test's `TestClock` drives.
     @_spi(Transport) public var clock: any CourierClock = SystemClock()
