@@ -273,11 +273,22 @@ let package = Package(
             path: "Modules/CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // The content codings (gzip, deflate) CourierCurl and
+        // Brotli's and Zstandard's decoders, for the `br` and `zstd` codings.
+        .systemLibrary(
+            name: "CBrotli",
+            path: "Modules/CBrotli",
+            providers: [.apt(["libbrotli-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZstd",
+            path: "Modules/CZstd",
+            providers: [.apt(["libzstd-dev"])]
+        ),
+        // The content codings (gzip, deflate, br, zstd) CourierCurl and
         // CourierAsyncHTTPClient undo themselves, one decoder for both.
         .target(
             name: "CourierContentCoding",
-            dependencies: ["CourierCore", "CZlib"],
+            dependencies: ["CourierCore", "CZlib", "CBrotli", "CZstd"],
             path: "Modules/CourierContentCoding/Sources"
         ),
         // Certificate pinning over the chain, for libcurl built on OpenSSL

@@ -1,5 +1,6 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
+    import CourierContentCoding
     @_spi(Locking) @_spi(Transport) import CourierCore
     import HTTPTypes
     import NIOCore
@@ -108,7 +109,7 @@
             head.headerFields.forEachOnTheWire { name, value in headers.add(name: name, value: value) }
             // What CurlTransport asks for too; bodies are decoded before any limit is applied.
             if !headers.contains(name: "Accept-Encoding") {
-                headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+                headers.add(name: "Accept-Encoding", value: ContentDecoder.acceptEncoding)
             }
             outgoing.headers = headers
             let sent = SentBytes()

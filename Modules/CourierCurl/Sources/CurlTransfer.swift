@@ -163,7 +163,7 @@ final class CurlTransfer {
         try CurlErrorMapping.check(
             courier_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, custom ? head.method.rawValue : nil))
         // The codings ContentDecoder undoes, unless the caller asked for others.
-        if fields[.acceptEncoding] == nil { fields[.acceptEncoding] = "gzip, deflate" }
+        if fields[.acceptEncoding] == nil { fields[.acceptEncoding] = ContentDecoder.acceptEncoding }
         // One `Cookie` line, its crumbs joined (HTTPFields.forEachOnTheWire).
         fields.forEachOnTheWire { name, value in
             // "Name;" sends an empty value; "Name:" would remove the header.
