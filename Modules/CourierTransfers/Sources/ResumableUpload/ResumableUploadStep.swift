@@ -23,21 +23,21 @@ struct ResumableUploadStep: AttemptStep {
             return try await next(&attempt, state)
         }
         let original = attempt.request
-        var resource: UploadResource
+        let resource: UploadResource
+        // Where the next part starts, when known without asking (0 right after a creation).
+        var known: Int64?
         if createsFirst {
             resource = try await create(&attempt, state, next, length: length)
-            do throws(CourierError) {
-                return try await append(&attempt, state, next, to: resource, from: 0, of: original)
-            } catch  where Self.isCut(error) {
-                // Resumed below.
-            }
+            known = 0
         } else {
             let announced = Locked<UploadResource?>(nil)
             attempt.request.head.headerFields.announceUpload(complete: true, length: length)
             attempt.options.interimResponse = { interim in
-                guard interim.status.code == 104 else { return }
-                let found = UploadResource(interim, of: original.head)
-                if let found { announced.withLock { $0 = found } }
+                guard interim.status.code == 104, let found = UploadResource(interim, of: original.head)
+                else {
+                    return
+                }
+                announced.withLock { $0 = found }
             }
             do throws(CourierError) {
                 return try await next(&attempt, state)
@@ -47,14 +47,18 @@ struct ResumableUploadStep: AttemptStep {
             }
             attempt.options.interimResponse = nil
         }
+        // Each resume asks the offset and sends the rest; a cut in either counts.
         var resumes = 0
         while true {
-            resumes += 1
-            let offset = try await self.offset(&attempt, state, next, of: resource, original: original)
             do throws(CourierError) {
+                var offset = known ?? 0
+                if known == nil {
+                    offset = try await self.offset(&attempt, state, next, of: resource, original: original)
+                }
+                known = nil
                 return try await append(&attempt, state, next, to: resource, from: offset, of: original)
             } catch  where Self.isCut(error) && resumes < settings.maxResumes {
-                continue
+                resumes += 1
             }
         }
     }
