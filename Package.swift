@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "CourierAuthentication", targets: ["CourierAuthentication"]),
         .library(name: "CourierStreamFormats", targets: ["CourierStreamFormats"]),
         .library(name: "CourierTLS", targets: ["CourierTLS"]),
+        .library(name: "CourierProxies", targets: ["CourierProxies"]),
         .library(name: "CourierConcurrencyGroups", targets: ["CourierConcurrencyGroups"]),
         .library(name: "CourierTargets", targets: ["CourierTargets"]),
         .library(name: "CourierTransfers", targets: ["CourierTransfers"]),
@@ -185,6 +186,19 @@ let package = Package(
             dependencies: ["CourierTLS"],
             path: "Modules/CourierTLS/Tests"
         ),
+        // A satellite of CourierCore: where a request goes before its origin
+        // — HTTP, HTTPS and SOCKS5 proxies, the no-proxy list, the
+        // environment's proxies when asked — one value for every transport.
+        .target(
+            name: "CourierProxies",
+            dependencies: ["CourierCore", "CourierTLS"],
+            path: "Modules/CourierProxies/Sources"
+        ),
+        .testTarget(
+            name: "CourierProxiesTests",
+            dependencies: ["CourierProxies", "CourierCore"],
+            path: "Modules/CourierProxies/Tests"
+        ),
         // A satellite of CourierCore: calls that see each other in a group —
         // cancel the others, ignore the newest, queue by priority.
         .target(
@@ -238,7 +252,7 @@ let package = Package(
             dependencies: [
                 "CourierCore", "CourierCodable", "CourierResilience", "CourierPagination",
                 "CourierAuthentication", "CourierStreamFormats", "CourierTLS", "CourierConcurrencyGroups",
-                "CourierTargets", "CourierTransfers", "CourierMultipart",
+                "CourierTargets", "CourierTransfers", "CourierMultipart", "CourierProxies",
                 // libcurl where the system has it; URLSession on Apple platforms.
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .target(
@@ -302,7 +316,8 @@ let package = Package(
         .target(
             name: "CourierCurl",
             dependencies: [
-                "CourierCore", "CourierTLS", "CCurl", "CCourierSanitizer", "CourierContentCoding",
+                "CourierCore", "CourierTLS", "CourierProxies", "CCurl", "CCourierSanitizer",
+                "CourierContentCoding",
                 .target(name: "CCurlOpenSSL", condition: .when(platforms: [.linux])),
             ],
             path: "Modules/CourierCurl/Sources"
@@ -339,7 +354,8 @@ let package = Package(
         .target(
             name: "CourierURLSession",
             dependencies: [
-                "CourierCore", "CourierTLS", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "CourierCore", "CourierTLS", "CourierProxies",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Modules/CourierURLSession/Sources"
         ),
@@ -449,7 +465,7 @@ let package = Package(
         .target(
             name: "CourierAsyncHTTPClient",
             dependencies: [
-                "CourierCore", "CourierTLS",
+                "CourierCore", "CourierTLS", "CourierProxies",
                 .target(name: "CourierContentCoding", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(
@@ -471,7 +487,7 @@ let package = Package(
             name: "CourierConfiguration",
             dependencies: [
                 "CourierCore", "CourierResilience", "CourierURLSession", "CourierAsyncHTTPClient",
-                "CourierTLS", "CourierTransfers",
+                "CourierTLS", "CourierTransfers", "CourierProxies",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .product(
                     name: "Configuration", package: "swift-configuration",
@@ -483,7 +499,7 @@ let package = Package(
             name: "CourierConfigurationTests",
             dependencies: [
                 "CourierConfiguration", "CourierCore", "CourierResilience", "CourierURLSession",
-                "CourierAsyncHTTPClient", "CourierTLS", "CourierTransfers",
+                "CourierAsyncHTTPClient", "CourierTLS", "CourierTransfers", "CourierProxies",
                 .target(name: "CourierCurl", condition: .when(platforms: [.linux, .macOS])),
                 .product(
                     name: "Configuration", package: "swift-configuration",

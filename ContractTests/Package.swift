@@ -48,6 +48,8 @@ let package = Package(
         .package(name: "CourierMockServer", path: "../MockServer", traits: ["Recording"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        // The HTTPS origin behind a proxy's CONNECT tunnel (ProxyTests).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         // What the generated OpenAPI client (OpenAPI/ShopAPI) calls.
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
@@ -91,6 +93,7 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // To read back compressed request bodies as the server received them.
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "CourierCacheRedis", package: "Courier"),

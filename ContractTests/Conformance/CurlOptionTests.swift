@@ -46,17 +46,6 @@ struct CurlOptionTests {
             #expect(ok.metrics.httpVersion == "1.1")
         }
     }
-
-    @Test func anExplicitProxyIsUsed() async throws {
-        try await withMockServer { proxy async throws in
-            try await proxy.refuseConnections()
-            try await withMockServer { server async throws in
-                let error = try await expectFailure(.init(proxy: proxy.baseURL), server, "/status/200")
-                #expect(error?.code == .connectionFailed)
-                #expect(server.journal.entries.isEmpty)
-            }
-        }
-    }
 }
 
 /// CurlTransport's limits on connections and on transfers handed to libcurl,

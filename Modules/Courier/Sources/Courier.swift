@@ -6,6 +6,7 @@
 @_exported import CourierCore
 @_exported import CourierMultipart
 @_exported import CourierPagination
+@_exported import CourierProxies
 @_exported import CourierResilience
 @_exported import CourierStreamFormats
 @_exported import CourierTLS

@@ -1,6 +1,7 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
     import CourierCore
+    import CourierProxies
     import NIOCore
     import NIOHTTP1
     import NIOPosix
@@ -79,6 +80,9 @@
                 (.getConnectionFromPoolTimeout, .timedOut),
                 (.remoteConnectionClosed, .connectionReset), (.bodyLengthMismatch, .connectionReset),
                 (.identityCodingIncorrectlyPresent, .protocolError),
+                (.proxyAuthenticationRequired, .proxyAuthenticationFailed),
+                (.invalidProxyResponse, .proxyTunnelFailed), (.httpProxyHandshakeTimeout, .proxyTunnelFailed),
+                (.socksHandshakeTimeout, .socksFailed),
             ]
             return table.first { $0.0 == error }?.1 ?? .other
         }

@@ -1,6 +1,7 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
     @_spi(Transport) public import CourierCore
+    import CourierProxies
     import HTTPTypes
     import NIOCore
 
@@ -20,16 +21,18 @@
             var streaming = options
             streaming.maxBodySize = .max
             let opening = streaming
+            let proxy = try proxy(for: request)
+            let client = clients.client(through: proxy)
             let work = Task {
                 // Admitted like any exchange, and the slot held until the
                 // body ends: a stream occupies its connection that long.
                 guard let origin = self.admissionOrigin(request.head) else {
-                    return try await AHCExchange(request: request, options: opening).stream(on: self.client) {
+                    return try await AHCExchange(request: request, options: opening).stream(on: client) {
                     }
                 }
                 let slot = try await self.admission.admit(origin, options: opening)
                 do {
-                    return try await AHCExchange(request: request, options: opening).stream(on: self.client) {
+                    return try await AHCExchange(request: request, options: opening).stream(on: client) {
                         slot.release()
                     }
                 } catch {
@@ -37,8 +40,18 @@
                     throw error
                 }
             }
-            return try await opening.withCancellationHandler(
-                { try await work.value }, onCancel: { work.cancel() })
+            guard let proxy else {
+                return try await opening.withCancellationHandler(
+                    { try await work.value }, onCancel: { work.cancel() })
+            }
+            do {
+                let response = try await opening.withCancellationHandler(
+                    { try await work.value }, onCancel: { work.cancel() })
+                try Self.proxyRefusal(RawResponse(head: response.head), through: proxy)
+                return response
+            } catch let error as TransportError {
+                throw Self.proxyError(error, through: proxy)
+            }
         }
     }
 

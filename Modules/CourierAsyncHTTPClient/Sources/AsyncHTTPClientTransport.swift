@@ -1,6 +1,7 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
     @_spi(Transport) public import CourierCore
+    @_spi(Transport) public import CourierProxies
     public import CourierTLS
     import HTTPTypes
     import NIOCore
@@ -51,13 +52,19 @@
             /// and the certificate check keep the key (async-http-client's
             /// `dnsOverride`). Empty by default.
             public var hostOverrides: [String: String]
+            /// Where requests go before their origin: ``/CourierProxies/ProxyConfiguration/direct``
+            /// by default. HTTP proxies (plain requests and `CONNECT`
+            /// tunnels) with Basic credentials, and SOCKS5 proxies without
+            /// credentials; an HTTPS proxy or Digest credentials throw
+            /// `.unsupported` when the transport is made.
+            public var proxy: ProxyConfiguration
 
             /// Creates a configuration.
             public init(
                 tls: TLSSettings = .system, connectTimeout: Duration = .seconds(10),
                 maxConnectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(60),
                 allowsHTTP2: Bool = true,
-                hostOverrides: [String: String] = [:]
+                hostOverrides: [String: String] = [:], proxy: ProxyConfiguration = .direct
             ) {
                 self.tls = tls
                 self.connectTimeout = connectTimeout
@@ -65,11 +72,13 @@
                 self.idleTimeout = idleTimeout
                 self.allowsHTTP2 = allowsHTTP2
                 self.hostOverrides = hostOverrides
+                self.proxy = proxy
             }
         }
 
-        let client: HTTPClient
-        private let configuration: Configuration
+        /// The direct client, and one per proxy requests go through.
+        let clients: AHCClients
+        let configuration: Configuration
         /// Connections opened so far: a request that fails while none was
         /// opened went out on a kept-alive one.
         private let connections = ConnectionCount()
@@ -86,6 +95,7 @@
         ///   public keys; ``/CourierCore/TransportError/Code/tls`` when a CA
         ///   bundle, certificate or key cannot be read.
         public init(configuration: Configuration = .init()) throws(TransportError) {
+            try Self.proxySupport.check(configuration.proxy)
             var settings = HTTPClient.Configuration(
                 tlsConfiguration: try AHCTLS.configuration(configuration.tls),
                 redirectConfiguration: .disallow,
@@ -108,8 +118,7 @@
                 return channel.eventLoop.makeSucceededVoidFuture()
             }
             settings.http2ConnectionDebugInitializer = settings.http1_1ConnectionDebugInitializer
-            client = HTTPClient(
-                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
+            clients = AHCClients(settings: settings)
             admission = HostAdmission(limit: configuration.maxConnectionsPerHost)
             self.configuration = configuration
         }
@@ -145,7 +154,7 @@
         /// fail. A connection that the server had already closed is not an
         /// error here: there is nothing left to do about it.
         public func shutdown() async {
-            try? await client.shutdown()
+            for client in clients.all { try? await client.shutdown() }
         }
 
         /// One hop, bounded by the total deadline and stopped by cancellation
@@ -236,8 +245,19 @@
             _ request: OutgoingRequest, options: TransportOptions, watchdog: IdleWatchdog? = nil,
             deadline: TotalDeadline? = nil
         ) async throws -> RawResponse {
-            try await AHCExchange(request: request, options: options, watchdog: watchdog, deadline: deadline)
-                .run(on: client)
+            let proxy = try proxy(for: request)
+            let exchange = AHCExchange(
+                request: request, options: options, watchdog: watchdog, deadline: deadline)
+            guard let proxy else { return try await exchange.run(on: clients.direct) }
+            do {
+                let response = try await exchange.run(on: clients.client(through: proxy))
+                try Self.proxyRefusal(response, through: proxy)
+                return response
+            } catch let early as BeforeHead {
+                throw BeforeHead(error: Self.proxyError(early.error, through: proxy))
+            } catch let error as TransportError {
+                throw Self.proxyError(error, through: proxy)
+            }
         }
 
         /// The origin whose places an exchange takes, or `nil` when it may be

@@ -1,6 +1,7 @@
 #if Configuration
     public import Configuration
     import CourierCore
+    import CourierProxies
     public import CourierTLS
     public import CourierURLSession
     import Foundation
@@ -67,7 +68,8 @@
             /// | `connectTimeoutMs` | int ≥ 1 | `connectTimeoutMilliseconds` |
             /// | `lowSpeedLimit.bytesPerSecond`, `lowSpeedLimit.seconds` | int ≥ 1, both | `lowSpeedLimit` |
             /// | `httpVersion` | `automatic`, `http1`, `http2PriorKnowledge` | `httpVersion` |
-            /// | `proxy` | URL (a secret: may hold a password) | `proxy` |
+            /// | `proxy` | proxy URL (a secret: may hold a password); empty for none | `proxy`: every request through it |
+            /// | `noProxy` | curl's `NO_PROXY` list | `proxy`'s exceptions |
             /// | `eventLoop` | `automatic`, `epoll`, `poll` | `eventLoop` |
             /// | `responseBufferPoolBytes` | int ≥ 0 | `responseBufferPoolBytes` |
             /// | `hostOverrides` | `host:address` list | `hostOverrides` |
@@ -119,8 +121,26 @@
                         default: .automatic
                         }
                 }
-                if let url = settings.string(forKey: "proxy", isSecret: true) {
-                    proxy = url.isEmpty ? nil : url
+                if let url = settings.string(forKey: "proxy", isSecret: true), !url.isEmpty {
+                    let through: Proxy
+                    do {
+                        through = try Proxy(url: url)
+                    } catch {
+                        throw CourierConfigurationError(
+                            key: settings.fullName("proxy"), found: nil,
+                            expected: "a proxy URL: \(error.reason)")
+                    }
+                    var except = NoProxyList.none
+                    if let list = settings.string(forKey: "noProxy") {
+                        do {
+                            except = try NoProxyList(list)
+                        } catch {
+                            throw CourierConfigurationError(
+                                key: settings.fullName("noProxy"), found: list,
+                                expected: "a no-proxy list: \(error.reason)")
+                        }
+                    }
+                    proxy = .through(through, except: except)
                 }
                 if let loop = try settings.checkedChoice("eventLoop", ["automatic", "epoll", "poll"]) {
                     eventLoop =

@@ -2,6 +2,7 @@
     import Configuration
     import CourierConfiguration
     import CourierCore
+    import CourierProxies
     import CourierResilience
     import CourierTLS
     import CourierTransfers
@@ -200,7 +201,13 @@
             @Test func aProxyURLIsRead() throws {
                 let curl = try CurlTransport.Configuration(
                     configReader: Self.environment(["PROXY": "http://user:secret@proxy.example.com:3128"]))
-                #expect(curl.proxy == "http://user:secret@proxy.example.com:3128")
+                let proxy = curl.proxy.proxy(
+                    for: ProxyTarget(scheme: "https", host: "api.example", port: 443))
+                #expect(
+                    proxy
+                        == Proxy(
+                            .http, host: "proxy.example.com", port: 3128,
+                            credentials: .init(user: "user", password: "secret")))
             }
         #endif
 

@@ -1,5 +1,6 @@
 import CCurl
 import CourierCore
+import CourierProxies
 import CourierTLS
 
 #if canImport(CCurlOpenSSL)
@@ -25,6 +26,8 @@ final class CurlHandle {
     /// transport's back (``bound(connect:)``).
     private let sharedConnect: Int
     private var connect: Int
+    /// The proxy the handle's options route through now (``route(through:)``); `nil` for direct.
+    var routedThrough: Proxy?
     /// `CURLOPT_CONNECT_TO`'s list (``CurlTransport/Configuration/hostOverrides``), freed with the handle.
     private var connectTo: UnsafeMutablePointer<curl_slist>?
 
@@ -141,9 +144,12 @@ final class CurlHandle {
             try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_FRESH_CONNECT, 1))
             try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_FORBID_REUSE, 1))
         }
-        if let proxy = settings.proxy {
-            try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_PROXY, proxy))
-        }
+        // Direct until a request is routed through a proxy (route(through:)):
+        // "" also stops libcurl from reading http_proxy and the like from the
+        // environment, which Courier does only when the app asks.
+        try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_PROXY, ""))
+        // A tunnel's CONNECT response is the proxy's, not the origin's head.
+        try CurlErrorMapping.check(courier_easy_setopt_long(pointer, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
         if let bundle = settings.tls.caBundlePath {
             try CurlErrorMapping.check(courier_easy_setopt_string(pointer, CURLOPT_CAINFO, bundle))
         }

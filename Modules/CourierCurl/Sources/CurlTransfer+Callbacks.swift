@@ -136,7 +136,8 @@ extension CurlTransfer {
         }
         // The blank line after a final status: a streamed response's head is complete.
         if stream != nil, line.count <= 2, line.allSatisfy({ $0 == 13 || $0 == 10 }),
-            let status = head.status, status >= 200, continuation != nil
+            let status = head.status, status >= 200, continuation != nil,
+            proxyRefusal(status: status) == nil
         {
             let response = RawResponse(
                 head: HTTPResponse(

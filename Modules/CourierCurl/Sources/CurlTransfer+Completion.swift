@@ -14,6 +14,7 @@ extension CurlTransfer {
     /// The response, once libcurl finished the transfer successfully.
     func response() throws(TransportError) -> RawResponse {
         guard let code = head.status else { throw TransportError(.emptyResponse, "no response head") }
+        if let refusal = proxyRefusal(status: code) { throw refusal }
         let head = HTTPResponse(
             status: .init(code: code, reasonPhrase: self.head.reason), headerFields: self.head.fields)
         var responseBody = ResponseBody.bytes(body)
@@ -84,6 +85,7 @@ extension CurlTransfer {
         }
         abandonDownload()
         if let failure { return .failure(failure) }
+        if let proxyFailure = proxyFailure(result) { return .failure(proxyFailure) }
         return .failure(CurlErrorMapping.error(result, detail: errorDetail))
     }
 

@@ -2,6 +2,7 @@ import CCourierSanitizer
 import CCurl
 import CourierContentCoding
 @_spi(Transport) import CourierCore
+import CourierProxies
 import Foundation
 import HTTPTypes
 
@@ -60,6 +61,8 @@ final class CurlTransfer {
         case decoded(ContentDecoder)
     }
     var failure: TransportError?
+    /// The proxy the request goes through; `nil` for direct.
+    var proxy: Proxy?
     /// The pins the host's chain must meet (``CurlPinning``); `nil` for none.
     var expectedPins: [String]?
     /// The host the pins are for, for the error.
@@ -137,6 +140,7 @@ final class CurlTransfer {
         let timeout = options.timeout.map { max(1, Int($0.milliseconds)) } ?? 0
         try CurlErrorMapping.check(courier_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeout))
         try easy.bound(connect: options.connectTimeout)
+        try easy.route(through: proxy)
         let limit =
             stream != nil
             ? 0 : options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize ?? 0

@@ -1,5 +1,6 @@
 import CCurl
 @_spi(Transport) public import CourierCore
+@_spi(Transport) public import CourierProxies
 public import CourierTLS
 import Foundation
 import HTTPTypes
@@ -81,9 +82,12 @@ public final class CurlTransport: Transport {
         public var lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)?
         /// Which HTTP version to speak.
         public var httpVersion: HTTPVersion
-        /// A proxy URL (`http://host:port`); `nil` uses libcurl's environment
-        /// rules (`http_proxy`, `https_proxy`, `no_proxy`).
-        public var proxy: String?
+        /// Where requests go before their origin: ``/CourierProxies/ProxyConfiguration/direct``
+        /// by default — libcurl's own reading of `http_proxy` and the like is
+        /// turned off; ask for ``/CourierProxies/ProxyConfiguration/environment(_:)``
+        /// to follow them. Every kind of proxy, Basic and Digest credentials,
+        /// an HTTPS proxy's own trust and a choice per request.
+        public var proxy: ProxyConfiguration
         /// The trust store, client certificate and key pins; verification is always on.
         public var tls: TLSSettings
         /// How the transport's thread waits for its sockets.
@@ -106,7 +110,8 @@ public final class CurlTransport: Transport {
             maxConnectionsPerHost: Int = 32, maxConnections: Int = 256, maxActiveTransfers: Int = 256,
             connectTimeoutMilliseconds: Int = 10_000,
             lowSpeedLimit: (bytesPerSecond: Int, seconds: Int)? = nil,
-            httpVersion: HTTPVersion = .automatic, proxy: String? = nil, tls: TLSSettings = .system,
+            httpVersion: HTTPVersion = .automatic, proxy: ProxyConfiguration = .direct,
+            tls: TLSSettings = .system,
             eventLoop: EventLoop = .automatic, responseBufferPoolBytes: Int = 16 << 20,
             hostOverrides: [String: String] = [:]
         ) {
@@ -147,6 +152,7 @@ public final class CurlTransport: Transport {
         _ = try CurlHandle.connectToEntries(configuration.hostOverrides)
         // So does pinning this libcurl cannot honour, or a malformed pattern.
         try CurlPinning.check(configuration.tls)
+        try Self.proxySupport.check(configuration.proxy)
         self.configuration = configuration
         self.engine = try CurlEngine(configuration: configuration)
         self.buffers = CurlBufferPool(capacityBytes: configuration.responseBufferPoolBytes)
@@ -212,6 +218,9 @@ public final class CurlTransport: Transport {
     {
         var options = options
         let pinning = try CurlPinning.expectation(for: request.head, configuration.tls)
+        let proxy = try Self.proxySupport.proxy(
+            for: configuration.proxy, scheme: request.head.scheme ?? "",
+            authority: request.head.authority ?? "")
         var slot: HostAdmission.Slot?
         if let origin = admissionOrigin(request.head) {
             let admitted = try await admission.admit(origin, options: options)
@@ -224,6 +233,7 @@ public final class CurlTransport: Transport {
         // Given back when the transfer is freed: libcurl is done with it
         // (a streamed body has ended), or it never started.
         transfer.slot = slot
+        transfer.proxy = proxy
         (transfer.pinnedHost, transfer.expectedPins) = pinning
         try transfer.validate()
         transfer.sentFromEngineThread = engine.isCurrentThread

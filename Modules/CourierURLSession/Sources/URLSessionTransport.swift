@@ -1,4 +1,5 @@
 @_spi(Transport) public import CourierCore
+public import CourierProxies
 public import CourierTLS
 import HTTPTypes
 import Synchronization
@@ -78,12 +79,49 @@ public final class URLSessionTransport: Transport {
     public convenience init(
         configuration: URLSessionConfiguration = .ephemeral, maxConnectionsPerHost: Int = 32, tls: TLSSettings
     ) throws(TransportError) {
+        try self.init(
+            configuration: configuration, maxConnectionsPerHost: maxConnectionsPerHost, tls: tls,
+            proxy: .direct)
+    }
+
+    /// Creates a transport whose route is checked: with ``/CourierProxies/ProxyConfiguration/direct``
+    /// only, the one route this transport can promise.
+    ///
+    /// - Throws: ``/CourierCore/TransportError/Code/unsupported`` for any
+    ///   proxy: URLSession takes none that Courier configures (Apple's
+    ///   follows the system's settings, FoundationNetworking's none); use
+    ///   `CurlTransport` or `AsyncHTTPClientTransport`. On Linux also for
+    ///   ``/CourierProxies/ProxyConfiguration/direct`` when the environment
+    ///   names a proxy (`http_proxy`, `HTTPS_PROXY`, `ALL_PROXY`): the
+    ///   libcurl under FoundationNetworking reads them and cannot be told
+    ///   not to, so "direct" could not be kept. And as the `tls:` initialiser.
+    public convenience init(
+        configuration: URLSessionConfiguration = .ephemeral, maxConnectionsPerHost: Int = 32,
+        tls: TLSSettings = .system, proxy: ProxyConfiguration
+    ) throws(TransportError) {
         guard tls == .system else {
             throw TransportError(
                 .unsupported,
                 "URLSessionTransport cannot apply a CA bundle, a client certificate or pinned keys; use CurlTransport"
             )
         }
+        guard proxy.isDirect else {
+            throw TransportError(
+                .unsupported,
+                "URLSessionTransport cannot go through a proxy (\(proxy)); use CurlTransport or AsyncHTTPClientTransport"
+            )
+        }
+        #if canImport(FoundationNetworking)
+            // libcurl under FoundationNetworking follows the environment's proxies silently.
+            let environment = (try? ProxyConfiguration.environment()) ?? .direct
+            guard environment.isDirect else {
+                throw TransportError(
+                    .unsupported,
+                    "URLSessionTransport on Linux would go through the environment's proxy (\(environment)): "
+                        + "FoundationNetworking's libcurl reads http_proxy, HTTPS_PROXY and ALL_PROXY and cannot be "
+                        + "told not to; unset them, or use CurlTransport or AsyncHTTPClientTransport")
+            }
+        #endif
         self.init(configuration: configuration, maxConnectionsPerHost: maxConnectionsPerHost)
     }
 

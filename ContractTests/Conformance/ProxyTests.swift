@@ -1,0 +1,267 @@
+import CourierAsyncHTTPClient
+import CourierCore
+import CourierCurl
+import CourierMockServer
+import CourierProxies
+import CourierTLS
+import CourierURLSession
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Requests through a real squid on every transport that can go through a
+/// proxy: plain `http://` requests in absolute form, `https://` ones through
+/// a `CONNECT` tunnel to an HTTPS origin, with and without the proxy's
+/// credentials. Each case reads both records — squid's access log (what the
+/// proxy was sent, and with which credential fields) and the origin's own
+/// (what came out of the proxy) — never what Courier says it sent. Each
+/// case has a squid of its own, so the cases run side by side.
+struct ProxyTests {
+    /// The transports that go through proxies: FoundationNetworking's
+    /// URLSession cannot (its own test says so).
+    static let kinds = TransportKind.among(.curl, .curlPollLoop, .asyncHTTPClient)
+
+    static let good = Proxy.Credentials(user: SquidProxy.user, password: SquidProxy.password)
+
+    /// A transport of `kind` going through `proxy`, shut down after `body`.
+    func withTransport<T: Sendable>(
+        _ kind: TransportKind, _ proxy: ProxyConfiguration, tls: TLSSettings = .system,
+        _ body: (APIClient) async throws -> T
+    ) async throws -> T {
+        func client(_ transport: any Transport) -> APIClient {
+            APIClient(configuration: .init(transport: transport, validation: .anyStatus, timeout: hangGuard))
+        }
+        switch kind {
+        case .curl, .curlPollLoop:
+            let configuration = CurlTransport.Configuration(
+                proxy: proxy, tls: tls, eventLoop: kind == .curl ? .automatic : .poll)
+            return try await withCurlTransport(configuration: configuration) { try await body(client($0)) }
+        case .asyncHTTPClient:
+            let configuration = AsyncHTTPClientTransport.Configuration(
+                tls: tls, connectTimeout: .seconds(120), proxy: proxy)
+            return try await withAsyncHTTPClientTransport(configuration: configuration) {
+                try await body(client($0))
+            }
+        case .urlSession:
+            throw SquidError("URLSessionTransport goes through no proxy on this platform")
+        }
+    }
+
+    func through(_ port: Int, _ credentials: Proxy.Credentials? = nil) -> ProxyConfiguration {
+        .through(Proxy(.http, host: "127.0.0.1", port: port, credentials: credentials))
+    }
+
+    static func get(_ url: String, headers: HTTPFields = [:]) -> Endpoint<RawResponse> {
+        Endpoint(.get("/"), on: Node("origin", baseURL: url), headers: headers)
+    }
+
+    static func transportCode(_ error: CourierError?) -> TransportError.Code? {
+        (error?.underlying as? TransportError)?.code
+    }
+
+    // MARK: - Plain requests
+
+    @Test(arguments: kinds)
+    func aPlainRequestGoesThroughTheProxyInAbsoluteForm(kind: TransportKind) async throws {
+        try await withMockServer { origin async throws in
+            let (status, log) = try await withSquid { squid in
+                try await withTransport(kind, through(squid.port)) { client in
+                    try await client.send(Self.get("\(origin.baseURL)/anything/through")).statusCode
+                }
+            }
+            #expect(status == 200)
+            let arrived = try #require(origin.journal.entries.first)
+            #expect(arrived.request.path == "/anything/through")
+            if kind == .asyncHTTPClient {
+                // async-http-client tunnels every request, http:// ones too.
+                #expect(log.map(\.description) == ["CONNECT 127.0.0.1:\(origin.port) 200"])
+                #expect(arrived.request.header("Via") == nil)
+            } else {
+                // The proxy's mark on what it forwarded: from the proxy, not from us.
+                #expect(arrived.request.header("Via")?.contains("squid") == true)
+                #expect(log.map(\.description) == ["GET \(origin.baseURL)/anything/through 200"])
+            }
+        }
+    }
+
+    @Test(arguments: kinds)
+    func proxyCredentialsGoToTheProxyAndNeverToTheOrigin(kind: TransportKind) async throws {
+        try await withMockServer { origin async throws in
+            let (status, log) = try await withSquid(.required) { squid in
+                try await withTransport(kind, through(squid.port, Self.good)) { client in
+                    try await client.send(
+                        Self.get(
+                            "\(origin.baseURL)/anything/guarded",
+                            headers: [.authorization: "Bearer origin-token"])
+                    ).statusCode
+                }
+            }
+            #expect(status == 200)
+            let arrived = try #require(origin.journal.entries.first)
+            #expect(arrived.request.header("Proxy-Authorization") == nil)
+            #expect(arrived.request.header("Authorization") == "Bearer origin-token")
+            let request = try #require(log.last)
+            #expect(request.status == 200)
+            #expect(request.proxyAuthorization?.hasPrefix("Basic ") == true)
+        }
+    }
+
+    @Test(arguments: kinds)
+    func missingOrWrongProxyCredentialsAreTypedErrors(kind: TransportKind) async throws {
+        try await withMockServer { origin async throws in
+            let wrong = Proxy.Credentials(user: SquidProxy.user, password: "guess")
+            let (codes, _) = try await withSquid(.required) { squid in
+                var codes: [TransportError.Code?] = []
+                for credentials in [nil, wrong] {
+                    let error = await #expect(throws: CourierError.self) {
+                        try await withTransport(kind, through(squid.port, credentials)) { client in
+                            try await client.send(Self.get("\(origin.baseURL)/never"))
+                        }
+                    }
+                    codes.append(Self.transportCode(error))
+                }
+                return codes
+            }
+            #expect(codes == [.proxyAuthenticationFailed, .proxyAuthenticationFailed])
+            #expect(origin.journal.entries.isEmpty)
+        }
+    }
+
+    @Test(arguments: kinds)
+    func theNoProxyListGoesDirect(kind: TransportKind) async throws {
+        try await withMockServer { origin async throws in
+            let (status, log) = try await withSquid { squid in
+                let proxy = ProxyConfiguration.through(
+                    Proxy(.http, host: "127.0.0.1", port: squid.port), except: try NoProxyList("127.0.0.0/8"))
+                return try await withTransport(kind, proxy) { client in
+                    try await client.send(Self.get("\(origin.baseURL)/anything/direct")).statusCode
+                }
+            }
+            #expect(status == 200)
+            #expect(log.isEmpty)
+            #expect(origin.journal.entries.first?.request.header("Via") == nil)
+        }
+    }
+
+    @Test(arguments: kinds)
+    func anUnreachableProxyIsATypedErrorNeverADirectConnection(kind: TransportKind) async throws {
+        try await withMockServer { origin async throws in
+            let error = try await withRefusingPort { closed in
+                await #expect(throws: CourierError.self) {
+                    try await withTransport(kind, through(closed)) { client in
+                        try await client.send(Self.get("\(origin.baseURL)/never"))
+                    }
+                }
+            }
+            #expect(Self.transportCode(error) == .proxyUnreachable)
+            #expect(origin.journal.entries.isEmpty)
+        }
+    }
+
+    // MARK: - Tunnels
+
+    @Test(arguments: kinds)
+    func httpsGoesThroughATunnelThatCarriesNoProxyCredentialsInside(kind: TransportKind) async throws {
+        let fixture = try await TLSFixture.make()
+        defer { fixture.remove() }
+        let origin = try await TLSOrigin.start(fixture)
+        let originPort = origin.port
+        let url = "https://127.0.0.1:\(originPort)"
+        let (status, log) = try await withSquid(.required) { squid in
+            try await withTransport(
+                kind, through(squid.port, Self.good), tls: TLSSettings(caBundlePath: fixture.caPath)
+            ) {
+                client in
+                try await client.send(Self.get(url, headers: [.authorization: "Bearer origin-token"]))
+                    .statusCode
+            }
+        }
+        await origin.stop()
+        #expect(status == 200)
+        // Inside the tunnel: the origin's credential, never the proxy's.
+        let arrived = try #require(origin.requests.first)
+        #expect(arrived.value("Authorization") == "Bearer origin-token")
+        #expect(arrived.value("Proxy-Authorization") == nil)
+        #expect(arrived.value("Via") == nil)
+        // On the CONNECT: the proxy's credential, never the origin's.
+        let connect = try #require(log.first { $0.method == "CONNECT" && $0.status == 200 })
+        #expect(connect.url == "127.0.0.1:\(originPort)")
+        #expect(connect.proxyAuthorization?.hasPrefix("Basic ") == true)
+        #expect(connect.authorization == nil)
+        #expect(log.allSatisfy { $0.authorization == nil })
+    }
+
+    @Test(arguments: kinds)
+    func aRefusedConnectCarriesTheProxysStatus(kind: TransportKind) async throws {
+        let (closed, (error, log)) = try await withRefusingPort { closed in
+            (
+                closed,
+                try await withSquid { squid in
+                    await #expect(throws: CourierError.self) {
+                        try await withTransport(kind, through(squid.port)) { client in
+                            try await client.send(Self.get("https://127.0.0.1:\(closed)"))
+                        }
+                    }
+                }
+            )
+        }
+        #expect(Self.transportCode(error) == .proxyTunnelFailed)
+        if kind.isCurl {
+            #expect((error?.underlying as? TransportError)?.message.contains("503") == true)
+        }
+        #expect(log.map(\.description) == ["CONNECT 127.0.0.1:\(closed) 503"])
+    }
+
+    @Test(arguments: kinds)
+    func aTunnelWithoutCredentialsIsATypedError(kind: TransportKind) async throws {
+        let (error, _) = try await withRefusingPort { closed in
+            try await withSquid(.required) { squid in
+                await #expect(throws: CourierError.self) {
+                    try await withTransport(kind, through(squid.port)) { client in
+                        try await client.send(Self.get("https://127.0.0.1:\(closed)"))
+                    }
+                }
+            }
+        }
+        #expect(Self.transportCode(error) == .proxyAuthenticationFailed)
+    }
+
+    // MARK: - What only some transports can do
+
+    @Test(arguments: TransportKind.among(.curl, .curlPollLoop))
+    func digestCredentialsAnswerTheProxysChallenge(kind: TransportKind) async throws {
+        try await withMockServer { origin async throws in
+            let digest = Proxy.Credentials(
+                user: SquidProxy.user, password: SquidProxy.password, scheme: .digest)
+            let (status, log) = try await withSquid(.required) { squid in
+                try await withTransport(kind, through(squid.port, digest)) { client in
+                    try await client.send(Self.get("\(origin.baseURL)/anything/digest")).statusCode
+                }
+            }
+            #expect(status == 200)
+            // The challenge, then the answer: no password on the wire.
+            #expect(log.map { $0.status } == [407, 200])
+            let answer = try #require(log.last?.proxyAuthorization)
+            #expect(answer.hasPrefix("Digest ") && answer.contains("response="))
+            #expect(!answer.contains(SquidProxy.password))
+        }
+    }
+
+    @Test func whatATransportCannotDoFailsWhenItIsMade() throws {
+        let digest = Proxy(
+            .http, host: "127.0.0.1", port: 1, credentials: .init(user: "u", password: "p", scheme: .digest))
+        #expect(throws: TransportError.self) {
+            _ = try AsyncHTTPClientTransport(configuration: .init(proxy: .through(digest)))
+        }
+        #expect(throws: TransportError.self) {
+            _ = try AsyncHTTPClientTransport(configuration: .init(proxy: .through(Proxy(.https, host: "p"))))
+        }
+        #if canImport(FoundationNetworking)
+            let error = #expect(throws: TransportError.self) {
+                _ = try URLSessionTransport(proxy: .through(Proxy(.http, host: "127.0.0.1", port: 1)))
+            }
+            #expect(error?.code == .unsupported)
+            #expect(error?.message.contains("proxy") == true)
+        #endif
+    }
+}
