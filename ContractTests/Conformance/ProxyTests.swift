@@ -15,7 +15,9 @@ import Testing
 /// credentials. Each case reads both records — squid's access log (what the
 /// proxy was sent, and with which credential fields) and the origin's own
 /// (what came out of the proxy) — never what Courier says it sent. Each
-/// case has a squid of its own, so the cases run side by side.
+/// case has a squid of its own; one case at a time, so that the suite adds
+/// one proxy's load to a busy run, not thirty.
+@Suite(.serialized)
 struct ProxyTests {
     /// The transports that go through proxies: FoundationNetworking's
     /// URLSession cannot (its own test says so).

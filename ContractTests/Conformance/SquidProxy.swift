@@ -122,7 +122,7 @@ final class SquidProxy: Sendable {
                 // connects at once may be refused. Ready when a connection is
                 // accepted (squid logs that probe as a transaction that ended
                 // before its headers, which the log reader leaves out).
-                try await Self.waitUntilAccepting(port)
+                try await waitUntilAccepting(port)
                 return SquidProxy(port: port, directory: directory, run: run, pid: pid)
             }
         }
@@ -160,32 +160,6 @@ final class SquidProxy: Sendable {
         }
     }
 
-    /// Returns once a TCP connection to 127.0.0.1:`port` is accepted; tries
-    /// again every 10 ms for at most two minutes (a safety net for a loaded
-    /// machine: squid listens within one turn of its loop).
-    private static func waitUntilAccepting(_ port: Int) async throws {
-        let clock = ContinuousClock()
-        let giveUp = clock.now + .seconds(120)
-        while clock.now < giveUp {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { throw SquidError("socket() failed") }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            close(socket)
-            if connected { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw SquidError(
-            "squid on port \(port) said it was accepting connections, and refused them for two minutes")
-    }
-
     /// `openssl passwd -apr1`: the hash basic_ncsa_auth reads.
     private static func apr1(_ password: String) async throws -> String {
         let result = try await Subprocess.run(
@@ -219,6 +193,32 @@ func withSquid<T: Sendable>(
         _ = await squid.stop()
         throw error
     }
+}
+
+/// Returns once a TCP connection to 127.0.0.1:`port` is accepted; tries
+/// again every 10 ms while `alive` says the server runs, for at most two
+/// minutes (a safety net for a loaded machine: a server listens within
+/// one turn of its loop).
+func waitUntilAccepting(_ port: Int, while alive: () -> Bool = { true }) async throws {
+    let clock = ContinuousClock()
+    let giveUp = clock.now + .seconds(120)
+    while clock.now < giveUp, alive() {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw SquidError("socket() failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        close(socket)
+        if connected { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw SquidError("nothing accepted connections on port \(port)")
 }
 
 /// Runs `body` with a port on 127.0.0.1 that refuses every connection for

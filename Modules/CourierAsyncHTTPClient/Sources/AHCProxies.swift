@@ -64,8 +64,11 @@
                 authority: request.head.authority ?? "")
         }
 
-        /// `error`, said as the proxy's failure where it is one.
-        static func proxyError(_ error: TransportError, through proxy: Proxy) -> TransportError {
+        /// `error`, said as the proxy's failure where it is one (`beforeHead`:
+        /// no response had begun).
+        static func proxyError(_ error: TransportError, through proxy: Proxy, beforeHead: Bool = false)
+            -> TransportError
+        {
             switch error.code {
             case .connectionFailed, .dnsFailure:
                 return TransportError(
@@ -83,6 +86,11 @@
                         + error.message)
             case .socksFailed:
                 return TransportError(error.code, "the SOCKS5 proxy \(proxy) failed: \(error.message)")
+            case .other, .connectionReset, .emptyResponse:
+                // Before any response through SOCKS5: the negotiation or its
+                // reply (NIOSOCKS's errors, a proxy that closed instead of connecting).
+                guard beforeHead, proxy.kind == .socks5 else { return error }
+                return TransportError(.socksFailed, "the SOCKS5 proxy \(proxy) failed: \(error.message)")
             default:
                 return error
             }

@@ -50,7 +50,7 @@
                 try Self.proxyRefusal(RawResponse(head: response.head), through: proxy)
                 return response
             } catch let error as TransportError {
-                throw Self.proxyError(error, through: proxy)
+                throw Self.proxyError(error, through: proxy, beforeHead: true)
             }
         }
     }

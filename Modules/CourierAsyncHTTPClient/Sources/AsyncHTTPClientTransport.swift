@@ -254,7 +254,7 @@
                 try Self.proxyRefusal(response, through: proxy)
                 return response
             } catch let early as BeforeHead {
-                throw BeforeHead(error: Self.proxyError(early.error, through: proxy))
+                throw BeforeHead(error: Self.proxyError(early.error, through: proxy, beforeHead: true))
             } catch let error as TransportError {
                 throw Self.proxyError(error, through: proxy)
             }
