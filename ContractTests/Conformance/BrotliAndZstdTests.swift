@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Transport) import CourierCore
 import CourierMockServer
 import Foundation
 import Testing
@@ -75,6 +75,44 @@ struct BrotliAndZstdTests {
         Wjne+5MowfYqaxF5N75OfRJCfC6jakrqFZnr6Ud8jQoTAvwvRIQ/4MT/DkS28LaRYS4RWmKENyDM/wZEuPFfKrQsHd\#
         V5pJCDjCkHvL8eB1PPW8obubZpBNtucUR0d40fR5At3yKWf9MBai6gWRdVV6jlqI0SCVNUglYxWrugN+HSBXAR9gU8\#
         g="}},
+          {"id": "br-bomb", "request": {"urlPath": "/br-bomb"},
+           "response": {"headers": {"Content-Encoding": "br"},
+                        "base64Body": "z///f/gnAOKxQCD3/p/////wTwDEYQGA7v0/////4Z8AiMMiAN\#
+        37//z//8c/ARCHBQC69/8="}},
+          {"id": "zstd-bomb", "request": {"urlPath": "/zstd-bomb"},
+           "response": {"headers": {"Content-Encoding": "zstd"},
+                        "base64Body": "KLUv/QRoTAAACAABAPz/ORACAgAQAAIAEAACABAAAgAQAAIAEA\#
+        ACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQ\#
+        AAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACAB\#
+        AAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIA\#
+        EAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAg\#
+        AQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAAC\#
+        ABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAA\#
+        IAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAA\#
+        AgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEA\#
+        ACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQ\#
+        AAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACAB\#
+        AAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIA\#
+        EAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAg\#
+        AQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAAC\#
+        ABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAA\#
+        IAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAARAAAAAEA/f/MCxAC\#
+        ABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAA\#
+        IAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAA\#
+        AgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEA\#
+        ACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQ\#
+        AAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACAB\#
+        AAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIA\#
+        EAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAg\#
+        AQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAAC\#
+        ABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAA\#
+        IAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAA\#
+        AgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEA\#
+        ACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQ\#
+        AAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACAB\#
+        AAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIA\#
+        EAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAgAQAAIAEAACABAAAg\#
+        AQAAIAEAABAACnDyV8"}},
           {"id": "bad-br", "request": {"urlPath": "/bad-br"},
            "response": {"headers": {"Content-Encoding": "br"},
                         "base64Body": "G////25vdCBicm90bGkgYXQgYWxsLCBqdXN0IGJ5dGVz"}}
@@ -136,6 +174,34 @@ struct BrotliAndZstdTests {
                     #expect("\(error)".contains("not valid br"), "\(kind): \(error)")
                 }
             }
+        }
+    }
+
+    /// 64 MiB of zeros in 53 bytes of br and in 2 KB of zstd: each stops at
+    /// the body limit, counted on decoded bytes, on every transport — in
+    /// memory and, where the transport writes files, to disk (the partial
+    /// file removed).
+    @Test(arguments: TransportKind.allCases)
+    func brAndZstdBombsStopAtTheLimit(kind: TransportKind) async throws {
+        let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<test>")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bombs-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withMockServer(.init(stubs: stubs)) { server async throws in
+            for path in ["/br-bomb", "/zstd-bomb"] {
+                await expectTransportError(.bodyTooLarge, "\(kind) \(path) in memory") {
+                    try await kind.transport.send(
+                        request(server, path), options: .init(maxBodySize: 1_000_000))
+                }
+                let destination = DownloadTarget(folder.appendingPathComponent(String(path.dropFirst())))
+                await expectTransportError(.bodyTooLarge, "\(kind) \(path) to disk") {
+                    try await kind.transport.send(
+                        request(server, path),
+                        options: .init(destination: destination, maxDownloadSize: 1_000_000))
+                }
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(left.isEmpty, "\(kind) left behind: \(left)")
         }
     }
 }

@@ -26,6 +26,9 @@ struct ContentCodingTests {
           {"id": "twice", "request": {"urlPath": "/twice"},
            "response": {"headers": {"Content-Encoding": "gzip, gzip"},
                         "base64Body": "H4sIAAAAAAACA5Pv5mCw38iZzfTf+5y/p2+ghuZ5H7+rgRpnvU+e9279wHDwtr26JAMDAwBYyFKVKAAAAA=="}},
+          {"id": "six-times", "request": {"urlPath": "/six-times"},
+           "response": {"headers": {"Content-Encoding": "gzip, gzip, gzip, gzip, gzip, gzip"},
+                        "base64Body": "H4sIAAAAAAACAwFnAJj/H4sIAAAAAAACA5Pv5mAAASbmye+fJTAwqj07+X6+qoHBKlvrn3X7VjUeXLW0uvT8UsnaOX//JoddU7u+8vyZufuNDDa9zZ1+b9atHV2OL7Z8zrFdYMYgkZL1xx5oEgC8hZ0tUgAAAPYhpepnAAAA"}},
           {"id": "cut", "request": {"urlPath": "/cut"},
            "response": {"headers": {"Content-Encoding": "gzip"}, "base64Body": "H4sIAAAAAAACA6uoGAWjYBSMglEw"}}
         ]}
@@ -156,6 +159,18 @@ struct ContentCodingTests {
                 // At most the high-water mark plus one read (16 KiB of coded
                 // bytes at most) decoded: far from the whole body.
                 #expect(response.body.peakBufferedBytes < (1 << 20) + (16 << 10) * 1_100)
+            }
+        }
+    }
+
+    /// Six stacked codings: more than any decoder here undoes (curl's limit
+    /// of five, CVE-2023-23916), a typed protocol error on every transport —
+    /// not six layers of gzip handed over as if they were the body.
+    @Test(arguments: TransportKind.allCases)
+    func moreThanFiveStackedCodingsAreATypedError(kind: TransportKind) async throws {
+        try await withCodings { server in
+            await expectTransportError(.protocolError, "\(kind) six codings") {
+                try await kind.transport.send(request(server, "/six-times"), options: .guarded)
             }
         }
     }

@@ -10,11 +10,14 @@
     /// coding it does not know passes through as it came.
     struct AHCBodyDecoding {
         private let decoder: ContentDecoder?
+        /// Codings stacked too deep to undo (``ContentDecoder/refusal(for:)``).
+        private let refusal: TransportError?
         /// Decoded bytes so far.
         private(set) var count: Int64 = 0
 
         init(_ head: HTTPResponse) {
             decoder = ContentDecoder.make(for: head.headerFields[values: .contentEncoding])
+            refusal = ContentDecoder.refusal(for: head.headerFields[values: .contentEncoding])
         }
 
         /// `chunk` decoded — `chunk` itself when the body has no coding —
@@ -24,6 +27,7 @@
         mutating func decode(_ chunk: ByteBuffer, limit: Int64?, what: String) throws(TransportError)
             -> ByteBuffer
         {
+            if let refusal { throw refusal }
             guard let decoder else {
                 count += Int64(chunk.readableBytes)
                 if let limit, count > limit { throw Self.tooLarge(what, limit) }

@@ -31,21 +31,7 @@ package final class ContentDecoder {
     /// `values`; `nil` when the body is to be handed over as it came: no
     /// coding but `identity`, or a coding this decoder does not know.
     package static func make(for values: [String]) -> ContentDecoder? {
-        var kinds: [ContentCoding] = []
-        for token in values.flatMap({ $0.split(separator: ",") }) {
-            switch String(token).trimmingSpaces.lowercased() {
-            case "identity", "": continue
-            case "gzip", "x-gzip": kinds.append(.gzip)
-            case "deflate": kinds.append(.deflate)
-            case "br": kinds.append(.brotli)
-            case "zstd": kinds.append(.zstd)
-            default: return nil
-            }
-        }
-        // More stacked codings than any server has a reason for: hand the
-        // bytes over rather than build a chain an attacker chose the length
-        // of (libcurl's CVE-2023-23916).
-        guard !kinds.isEmpty, kinds.count <= 5 else { return nil }
+        guard let kinds = codings(values), !kinds.isEmpty, kinds.count <= maxCodings else { return nil }
         var stages: [any DecodingStage] = []
         for kind in kinds.reversed() {
             let stage: (any DecodingStage)? =
@@ -58,6 +44,38 @@ package final class ContentDecoder {
             stages.append(stage)
         }
         return ContentDecoder(stages: stages)
+    }
+
+    /// The most stacked codings undone: more than any server has a reason
+    /// for, and a chain an attacker would choose the length of (libcurl's
+    /// CVE-2023-23916 and its limit of five).
+    package static let maxCodings = 5
+
+    /// The typed error for a response whose known codings are stacked more
+    /// than ``maxCodings`` deep (curl's rule: the transfer fails rather than
+    /// hand over bytes coded six times); `nil` for any other response, one
+    /// with an unknown coding included (handed over as it came).
+    package static func refusal(for values: [String]) -> TransportError? {
+        guard let kinds = codings(values), kinds.count > maxCodings else { return nil }
+        return TransportError(
+            .protocolError,
+            "the response stacks \(kinds.count) content codings; at most \(maxCodings) are undone")
+    }
+
+    /// The known codings `values` name, in order; `nil` when one is unknown.
+    private static func codings(_ values: [String]) -> [ContentCoding]? {
+        var kinds: [ContentCoding] = []
+        for token in values.flatMap({ $0.split(separator: ",") }) {
+            switch String(token).trimmingSpaces.lowercased() {
+            case "identity", "": continue
+            case "gzip", "x-gzip": kinds.append(.gzip)
+            case "deflate": kinds.append(.deflate)
+            case "br": kinds.append(.brotli)
+            case "zstd": kinds.append(.zstd)
+            default: return nil
+            }
+        }
+        return kinds
     }
 
     /// Decodes `input`, handing each decoded piece to `sink` as it is made.

@@ -13,6 +13,10 @@ extension CurlTransfer {
     func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
         watchdog?.touch()
         if case .undecided = coding, let code = head.status, code >= 200 {
+            if let refusal = ContentDecoder.refusal(for: head.fields[values: .contentEncoding]) {
+                failure = refusal
+                return 0
+            }
             coding =
                 ContentDecoder.make(for: head.fields[values: .contentEncoding]).map(Coding.decoded) ?? .asSent
         }
