@@ -8,21 +8,18 @@ import SystemPackage
 
 /// A real dante SOCKS5 server (Debian's `dante-server`, installed by the
 /// test command) for one test, on a free loopback port, without
-/// authentication. Its log — one line per connection it passed or refused,
-/// naming the destination it was asked for, as a name when the client let
-/// the proxy resolve it — is read once it has exited. Ready when it accepts
-/// a TCP connection (the probe never negotiates, and is not logged).
+/// authentication. Its log — one line per connection it made or refused,
+/// with the addresses on both sides — is read once it has exited. Ready when
+/// it says it runs, which it does once it listens.
 final class DanteProxy: Sendable {
     let port: Int
     private let directory: URL
-    private let run: Task<Void, any Error>
-    private let pid: pid_t
+    private let process: TestServerProcess
 
-    private init(port: Int, directory: URL, run: Task<Void, any Error>, pid: pid_t) {
+    private init(port: Int, directory: URL, process: TestServerProcess) {
         self.port = port
         self.directory = directory
-        self.run = run
-        self.pid = pid
+        self.process = process
     }
 
     /// Starts dante; a port taken between the probe and the bind is retried.
@@ -49,7 +46,8 @@ final class DanteProxy: Sendable {
         let folder = directory.path
         let user = getuid() == 0 ? "nobody" : String(cString: getpwuid(getuid()).pointee.pw_name)
         let configuration = [
-            "logoutput: \(folder)/dante.log", "internal: 127.0.0.1 port = \(port)", "external: 127.0.0.1",
+            "logoutput: stderr \(folder)/dante.log", "internal: 127.0.0.1 port = \(port)",
+            "external: 127.0.0.1",
             "clientmethod: none", "socksmethod: none", "user.privileged: \(getuid() == 0 ? "root" : user)",
             "user.unprivileged: \(user)", "client pass { from: 127.0.0.0/8 to: 0.0.0.0/0 }",
             "socks pass { from: 127.0.0.0/8 to: 0.0.0.0/0 log: connect error }",
@@ -57,40 +55,25 @@ final class DanteProxy: Sendable {
         try (configuration.joined(separator: "\n") + "\n").write(
             toFile: "\(folder)/danted.conf", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder)
-        let (events, signal) = AsyncStream<String>.makeStream()
-        let run = Task {
-            defer { signal.finish() }
-            _ = try await Subprocess.run(
-                .path(FilePath(binary)), arguments: ["-f", "\(folder)/danted.conf", "-N", "1"],
-                input: .none, output: .discarded, error: .sequence
-            ) { execution in
-                signal.yield("pid \(execution.processIdentifier.value)")
-                for try await line in execution.standardError.strings() { signal.yield(line) }
-            }
-        }
-        var iterator = events.makeAsyncIterator()
-        guard let first = await iterator.next(), first.hasPrefix("pid "), let pid = pid_t(first.dropFirst(4))
-        else {
-            throw SquidError("danted did not start")
-        }
+        // dante listens on its internal address before it says it runs.
         do {
-            try await waitUntilAccepting(port, while: { kill(pid, 0) == 0 })
-        } catch {
-            let log = (try? String(contentsOfFile: "\(folder)/dante.log", encoding: .utf8)) ?? ""
-            _ = Glibc.kill(pid, SIGKILL)
+            let process = try await TestServerProcess.start(
+                binary, ["-f", "\(folder)/danted.conf", "-N", "1"],
+                readyWhen: { $0.contains("Dante/server") && $0.contains("running") })
+            return DanteProxy(port: port, directory: directory, process: process)
+        } catch let early as TestServerProcess.ExitedEarly {
+            let output = early.lines.joined(separator: "\n")
             try? FileManager.default.removeItem(at: directory)
             throw SquidError(
-                "danted on port \(port) did not start:\n\(log.suffix(600))",
-                portTaken: log.contains("Address already in use"))
+                "danted on port \(port) exited before it was ready:\n\(output)",
+                portTaken: output.contains("Address already in use"))
         }
-        return DanteProxy(port: port, directory: directory, run: run, pid: pid)
     }
 
     /// Stops dante, waits for it to exit, and returns its log's pass and
     /// block lines (`pass(1): tcp/connect [: 127.0.0.1.40002 127.0.0.1.1080 -> … localhost.8080`).
     func stop() async -> [String] {
-        _ = Glibc.kill(pid, SIGTERM)
-        _ = try? await run.value
+        await process.stop()
         defer { try? FileManager.default.removeItem(at: directory) }
         let text =
             (try? String(contentsOfFile: directory.appendingPathComponent("dante.log").path, encoding: .utf8))

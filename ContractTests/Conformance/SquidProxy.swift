@@ -10,9 +10,9 @@ import SystemPackage
 /// test: an HTTP proxy on a free loopback port, its access log written to a
 /// temporary folder with each request's method, URL, status and the
 /// credential fields it arrived with — the proxy's own record of what it
-/// was sent. Readiness is squid's "Accepting HTTP Socket connections" line,
-/// never a sleep; the log is read once squid has exited (a tunnel is logged
-/// when it closes).
+/// was sent. Readiness is squid's own log line once it listens, never a
+/// sleep; the log is read once squid has exited (a tunnel is logged when it
+/// closes).
 final class SquidProxy: Sendable {
     /// What the proxy asks of its clients.
     enum Authentication: Sendable {
@@ -26,8 +26,7 @@ final class SquidProxy: Sendable {
 
     let port: Int
     let directory: URL
-    private let run: Task<Void, any Error>
-    private let pid: pid_t
+    private let process: TestServerProcess
 
     /// One line of the access log.
     struct Entry: Sendable, CustomStringConvertible {
@@ -41,11 +40,10 @@ final class SquidProxy: Sendable {
         var description: String { "\(method) \(url) \(status)" }
     }
 
-    private init(port: Int, directory: URL, run: Task<Void, any Error>, pid: pid_t) {
+    private init(port: Int, directory: URL, process: TestServerProcess) {
         self.port = port
         self.directory = directory
-        self.run = run
-        self.pid = pid
+        self.process = process
     }
 
     /// Starts squid; a port taken between the probe and the bind is retried.
@@ -77,6 +75,7 @@ final class SquidProxy: Sendable {
             "access_log stdio:\(folder)/access.log courier", "cache_log \(folder)/cache.log",
             "coredump_dir \(folder)", "netdb_filename none", "pinger_enable off",
             "shutdown_lifetime 0 seconds",
+            "debug_options ALL,1 93,5",
         ]
         switch authentication {
         case .none:
@@ -99,45 +98,29 @@ final class SquidProxy: Sendable {
         }
         try (lines.joined(separator: "\n") + "\n").write(
             toFile: "\(folder)/squid.conf", atomically: true, encoding: .utf8)
-        let (events, signal) = AsyncStream<String>.makeStream()
-        let run = Task {
-            defer { signal.finish() }
-            _ = try await Subprocess.run(
+        // squid's "Accepting HTTP Socket connections" comes as it schedules
+        // its listen(): a client connecting at once was sometimes refused.
+        // The acceptor job's end (section 93 at level 5) comes after listen().
+        do {
+            let process = try await TestServerProcess.start(
+                binary,
                 // A service name per instance: squids side by side share no IPC names.
-                .path(FilePath(binary)),
-                arguments: ["-N", "-d", "1", "-n", "courier\(port)", "-f", "\(folder)/squid.conf"],
-                input: .none, output: .discarded, error: .sequence
-            ) { execution in
-                signal.yield("pid \(execution.processIdentifier.value)")
-                for try await line in execution.standardError.strings() { signal.yield(line) }
-            }
+                ["-N", "-d", "5", "-n", "courier\(port)", "-f", "\(folder)/squid.conf"],
+                readyWhen: { $0.contains("Comm::TcpAcceptor status out") })
+            return SquidProxy(port: port, directory: directory, process: process)
+        } catch let early as TestServerProcess.ExitedEarly {
+            let output = early.lines.joined(separator: "\n")
+            try? FileManager.default.removeItem(at: directory)
+            throw SquidError(
+                "squid on port \(port) exited before it was ready:\n\(output)",
+                portTaken: output.contains("Address already in use")
+                    || output.contains("Unable to open HTTP Socket"))
         }
-        var pid: pid_t?
-        var seen: [String] = []
-        for await line in events {
-            seen.append(line)
-            if line.hasPrefix("pid "), let value = pid_t(line.dropFirst(4)) { pid = value }
-            if line.contains("Accepting HTTP Socket connections"), let pid {
-                // squid says so as it schedules its listen(): a client that
-                // connects at once may be refused. Ready when a connection is
-                // accepted (squid logs that probe as a transaction that ended
-                // before its headers, which the log reader leaves out).
-                try await waitUntilAccepting(port)
-                return SquidProxy(port: port, directory: directory, run: run, pid: pid)
-            }
-        }
-        let output = seen.suffix(8).joined(separator: "\n")
-        try? FileManager.default.removeItem(at: directory)
-        throw SquidError(
-            "squid on port \(port) exited before it was ready:\n\(output)",
-            portTaken: output.contains("Address already in use")
-                || output.contains("Unable to open HTTP Socket"))
     }
 
     /// Stops squid, waits for it to exit, and returns its access log.
     func stop() async -> [Entry] {
-        _ = Glibc.kill(pid, SIGTERM)
-        _ = try? await run.value
+        await process.stop()
         defer { try? FileManager.default.removeItem(at: directory) }
         let text =
             (try? String(contentsOfFile: directory.appendingPathComponent("access.log").path, encoding: .utf8))
@@ -145,8 +128,8 @@ final class SquidProxy: Sendable {
         return text.split(separator: "\n").compactMap { line in
             let parts = line.split(separator: "|", omittingEmptySubsequences: false)
             let head = parts.first?.split(separator: " ") ?? []
-            // error:transaction-end-before-headers: a connection that sent no
-            // request (the readiness probe).
+            // error:transaction-end-before-headers: a connection that sent
+            // no request.
             guard parts.count >= 3, head.count >= 3, !head[1].hasPrefix("error:"), let status = Int(head[2])
             else {
                 return nil
@@ -193,32 +176,6 @@ func withSquid<T: Sendable>(
         _ = await squid.stop()
         throw error
     }
-}
-
-/// Returns once a TCP connection to 127.0.0.1:`port` is accepted; tries
-/// again every 10 ms while `alive` says the server runs, for at most two
-/// minutes (a safety net for a loaded machine: a server listens within
-/// one turn of its loop).
-func waitUntilAccepting(_ port: Int, while alive: () -> Bool = { true }) async throws {
-    let clock = ContinuousClock()
-    let giveUp = clock.now + .seconds(120)
-    while clock.now < giveUp, alive() {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw SquidError("socket() failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        close(socket)
-        if connected { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    throw SquidError("nothing accepted connections on port \(port)")
 }
 
 /// Runs `body` with a port on 127.0.0.1 that refuses every connection for

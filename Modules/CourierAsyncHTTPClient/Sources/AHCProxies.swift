@@ -97,8 +97,8 @@
         }
 
         /// A `407` answered through a proxy, as the typed error it is.
-        static func proxyRefusal(_ response: RawResponse, through proxy: Proxy?) throws(TransportError) {
-            guard let proxy, response.statusCode == 407 else { return }
+        static func proxyRefusal(status: Int, through proxy: Proxy?) throws(TransportError) {
+            guard let proxy, status == 407 else { return }
             throw TransportError(
                 .proxyAuthenticationFailed,
                 "the proxy \(proxy) answered 407: "

@@ -47,7 +47,7 @@
             do {
                 let response = try await opening.withCancellationHandler(
                     { try await work.value }, onCancel: { work.cancel() })
-                try Self.proxyRefusal(RawResponse(head: response.head), through: proxy)
+                try Self.proxyRefusal(status: response.head.status.code, through: proxy)
                 return response
             } catch let error as TransportError {
                 throw Self.proxyError(error, through: proxy, beforeHead: true)

@@ -251,7 +251,7 @@
             guard let proxy else { return try await exchange.run(on: clients.direct) }
             do {
                 let response = try await exchange.run(on: clients.client(through: proxy))
-                try Self.proxyRefusal(response, through: proxy)
+                try Self.proxyRefusal(status: response.statusCode, through: proxy)
                 return response
             } catch let early as BeforeHead {
                 throw BeforeHead(error: Self.proxyError(early.error, through: proxy, beforeHead: true))
