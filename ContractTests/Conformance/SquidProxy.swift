@@ -46,12 +46,13 @@ final class SquidProxy: Sendable {
         self.process = process
     }
 
-    /// Starts squid; a port taken between the probe and the bind is retried.
-    static func start(_ authentication: Authentication) async throws -> SquidProxy {
+    /// Starts squid, an HTTPS proxy with `tls`'s server certificate when
+    /// given; a port taken between the probe and the bind is retried.
+    static func start(_ authentication: Authentication, tls: TLSFixture? = nil) async throws -> SquidProxy {
         var lastError: (any Error)?
         for _ in 0..<5 {
             do {
-                return try await launch(authentication, port: try freeLoopbackPort())
+                return try await launch(authentication, tls: tls, port: try freeLoopbackPort())
             } catch let error as SquidError where error.portTaken {
                 lastError = error
             }
@@ -59,7 +60,9 @@ final class SquidProxy: Sendable {
         throw lastError ?? SquidError("squid did not start")
     }
 
-    private static func launch(_ authentication: Authentication, port: Int) async throws -> SquidProxy {
+    private static func launch(
+        _ authentication: Authentication, tls: TLSFixture?, port: Int
+    ) async throws -> SquidProxy {
         let binary = "/usr/sbin/squid"
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw SquidError("no squid at \(binary): run scripts/bootstrap squid (the test command does)")
@@ -69,8 +72,18 @@ final class SquidProxy: Sendable {
         // Run as root, squid drops to its own user, which must write the logs.
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
         let folder = directory.path
+        var listen = "http_port 127.0.0.1:\(port)"
+        if let tls {
+            // squid reads them after it has dropped to its own user.
+            for (from, to) in [(tls.serverCertificatePath, "proxy.pem"), (tls.serverKeyPath, "proxy.key")] {
+                try FileManager.default.copyItem(atPath: from, toPath: "\(folder)/\(to)")
+                try FileManager.default.setAttributes(
+                    [.posixPermissions: 0o644], ofItemAtPath: "\(folder)/\(to)")
+            }
+            listen = "https_port 127.0.0.1:\(port) tls-cert=\(folder)/proxy.pem tls-key=\(folder)/proxy.key"
+        }
         var lines = [
-            "http_port 127.0.0.1:\(port)", "pid_filename none", "cache deny all", "cache_mem 0 MB",
+            listen, "pid_filename none", "cache deny all", "cache_mem 0 MB",
             "logformat courier %rm %ru %>Hs |%{Proxy-Authorization}>h|%{Authorization}>h|",
             "access_log stdio:\(folder)/access.log courier", "cache_log \(folder)/cache.log",
             "coredump_dir \(folder)", "netdb_filename none", "pinger_enable off",
@@ -114,7 +127,8 @@ final class SquidProxy: Sendable {
             throw SquidError(
                 "squid on port \(port) exited before it was ready:\n\(output)",
                 portTaken: output.contains("Address already in use")
-                    || output.contains("Unable to open HTTP Socket"))
+                    || output.contains("Unable to open HTTP Socket")
+                    || output.contains("Unable to open HTTPS Socket"))
         }
     }
 
@@ -163,12 +177,14 @@ struct SquidError: Error, CustomStringConvertible {
     }
 }
 
-/// Runs `body` with a fresh squid and returns its result and the proxy's
+/// Runs `body` with a fresh squid (an HTTPS proxy with `tls`'s
+/// certificate when given) and returns its result and the proxy's
 /// access log; squid is stopped whatever happens.
 func withSquid<T: Sendable>(
-    _ authentication: SquidProxy.Authentication = .none, _ body: (SquidProxy) async throws -> T
+    _ authentication: SquidProxy.Authentication = .none, tls: TLSFixture? = nil,
+    _ body: (SquidProxy) async throws -> T
 ) async throws -> (T, [SquidProxy.Entry]) {
-    let squid = try await SquidProxy.start(authentication)
+    let squid = try await SquidProxy.start(authentication, tls: tls)
     do {
         let result = try await body(squid)
         return (result, await squid.stop())

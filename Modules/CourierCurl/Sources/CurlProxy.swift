@@ -52,6 +52,10 @@ extension CurlHandle {
         try CurlErrorMapping.check(
             courier_easy_setopt_string(pointer, CURLOPT_PROXY_SSLKEY, tls.clientCertificate?.keyPath))
         let pins = tls.pins(for: proxy.host)
+        guard proxy.kind != .https || tls.admits(pins: pins) else {
+            throw TransportError(
+                .tls, "the proxy \(proxy) has no pin, and its TLS settings refuse hosts without one")
+        }
         try CurlErrorMapping.check(
             courier_easy_setopt_string(
                 pointer, CURLOPT_PROXY_PINNEDPUBLICKEY, pins.isEmpty ? nil : pins.joined(separator: ";")))
@@ -79,6 +83,11 @@ extension CurlTransfer {
                 proxy.kind == .socks5 && authentication.contains(reply) ? .proxyAuthenticationFailed : code,
                 "the proxy \(proxy) failed the connection (libcurl's proxy error \(reply)): \(detail)")
         default:
+            // Before a tunnel is answered (and on every plain request), a
+            // TLS failure can only be the one to an HTTPS proxy.
+            if proxy.kind == .https, connectCode == 0, CurlErrorMapping.code(for: result) == .tls {
+                return TransportError(.tls, "TLS to the proxy \(proxy) failed: \(detail)")
+            }
             guard connectCode != 0, !(200..<300).contains(connectCode) else { return nil }
             if connectCode == 407 {
                 return TransportError(

@@ -115,6 +115,14 @@ public struct CredentialFields: Sendable, Hashable {
         return names.sorted()
     }
 
+    /// The field that is a proxy's credential and so never a request's own
+    /// (`Proxy-Authorization`): a transport hands a request's fields to the
+    /// origin — inside a `CONNECT` tunnel, to the origin alone — so the
+    /// pipeline refuses a request that carries it (``RequestHeadCheck``); a
+    /// proxy's credentials are given with the proxy, and its transport sends
+    /// them to the proxy only.
+    package static let proxyOnly: HTTPField.Name = .proxyAuthorization
+
     /// `fields` without the credential fields.
     package func removed(from fields: HTTPFields) -> HTTPFields {
         fields.contains(where: { contains($0.name) })

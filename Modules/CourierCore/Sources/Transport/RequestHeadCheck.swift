@@ -31,9 +31,22 @@ package enum RequestHeadCheck {
     }
 
     /// Checks the head's authority and path for bytes no request line may carry.
-    /// - Throws: ``CourierError/Code/invalidHeader`` for the authority (`Host`)
-    ///   or the path.
+    /// - Throws: ``CourierError/Code/invalidHeader`` for the authority (`Host`),
+    ///   the path, or a `Proxy-Authorization` field.
+    ///
+    /// A head carrying `Proxy-Authorization` is refused too: that field is a
+    /// proxy's credential, and a request's own fields reach the origin (in a
+    /// `CONNECT` tunnel, only the origin). A proxy's credentials are given
+    /// with the proxy (`Proxy.Credentials` in `CourierProxies`), which each
+    /// transport sends to the proxy alone.
     static func check(_ head: HTTPRequest) throws(CourierError) {
+        if head.headerFields[CredentialFields.proxyOnly] != nil {
+            throw CourierError(
+                .invalidHeader, stage: .interception,
+                message:
+                    "the request carries Proxy-Authorization, a proxy's credential that Courier never sends "
+                    + "to an origin; give it as the proxy's Proxy.Credentials instead. It was not sent")
+        }
         if let authority = head.authority, !authority.utf8.allSatisfy(isAuthorityByte) {
             throw CourierError(
                 .invalidHeader, stage: .interception,

@@ -49,6 +49,30 @@ struct InvalidHeaderTests {
         #expect(recorder.records.isEmpty)
     }
 
+    /// `Proxy-Authorization` is a proxy's: given by an endpoint or set by an
+    /// interceptor, it is refused and nothing is sent (a transport would hand
+    /// a request's own fields to the origin).
+    @Test(arguments: [false, true])
+    func proxyAuthorizationIsNeverARequestsField(byInterceptor: Bool) async {
+        let recorder = RecordingTransport(StubTransport.immediate(.json("{}")))
+        let client = makeClient(
+            recorder,
+            attemptInterceptors: [
+                .intercept { request, _, next in
+                    var request = request
+                    if byInterceptor { request.head.headerFields[.proxyAuthorization] = "Basic c2VjcmV0" }
+                    return try await next(request)
+                }
+            ])
+        let endpoint = Endpoint<RawResponse>(
+            .get("x"), on: .api, headers: byInterceptor ? [:] : [.proxyAuthorization: "Basic c2VjcmV0"])
+        let error = await expectFailure(client, endpoint)
+        #expect(error?.code == .invalidHeader)
+        #expect(error?.message.contains("Proxy.Credentials") == true)
+        #expect(error?.description.contains("c2VjcmV0") == false)
+        #expect(recorder.records.isEmpty)
+    }
+
     @Test func aPathWithASpaceSetByAnInterceptorIsChecked() async {
         let recorder = RecordingTransport(StubTransport.immediate(.json("{}")))
         let client = makeClient(
