@@ -1,6 +1,6 @@
 #if AsyncHTTPClient
     import CourierContentCoding
-    import CourierCore
+    @_spi(Transport) import CourierCore
     import HTTPTypes
     import NIOCore
 
@@ -15,8 +15,12 @@
         /// Decoded bytes so far.
         private(set) var count: Int64 = 0
 
-        init(_ head: HTTPResponse) {
-            decoder = ContentDecoder.make(for: head.headerFields[values: .contentEncoding])
+        /// A decoding of `head`'s body; `expansion` is a download's bound on
+        /// decoded bytes per coded byte
+        /// (``/CourierCore/TransportOptions/downloadExpansionLimit``).
+        init(_ head: HTTPResponse, expansion: DownloadExpansionLimit? = nil) {
+            decoder = ContentDecoder.make(
+                for: head.headerFields[values: .contentEncoding], expansion: expansion)
             refusal = ContentDecoder.refusal(for: head.headerFields[values: .contentEncoding])
         }
 

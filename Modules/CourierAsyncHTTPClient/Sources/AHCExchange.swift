@@ -167,7 +167,7 @@
             ResponseBody, Int64
         ) {
             let total = TransferProgress.downloadTotal(of: head.headerFields)
-            var decoding = AHCBodyDecoding(head)
+            var decoding = AHCBodyDecoding(head, expansion: options.downloadExpansionLimit)
             guard let destination = options.destination else {
                 var bytes: [UInt8] = []
                 if head.headerFields[.contentEncoding] == nil,

@@ -1,4 +1,4 @@
-package import CourierCore
+@_spi(Transport) package import CourierCore
 
 /// Undoes a response body's content codings (RFC 9110 §8.4) as the bytes
 /// arrive: `gzip` (and `x-gzip`), `deflate` (zlib-wrapped, or raw as some
@@ -18,9 +18,16 @@ package final class ContentDecoder {
     /// The inflaters, in the order the bytes pass through them (the last
     /// coding applied is undone first).
     private let stages: [any DecodingStage]
+    /// The bound on decoded bytes per coded byte, for a download.
+    private let expansion: DownloadExpansionLimit?
+    /// Coded bytes read so far.
+    package private(set) var codedBytes: Int64 = 0
+    /// Decoded bytes made so far.
+    package private(set) var decodedBytes: Int64 = 0
 
-    private init(stages: [any DecodingStage]) {
+    private init(stages: [any DecodingStage], expansion: DownloadExpansionLimit?) {
         self.stages = stages
+        self.expansion = expansion
     }
 
     /// The `Accept-Encoding` a transport that decodes with this sends when
@@ -30,7 +37,11 @@ package final class ContentDecoder {
     /// A decoder for a response whose `Content-Encoding` field values are
     /// `values`; `nil` when the body is to be handed over as it came: no
     /// coding but `identity`, or a coding this decoder does not know.
-    package static func make(for values: [String]) -> ContentDecoder? {
+    /// `expansion` bounds the decoded bytes by the coded ones: a download's
+    /// (``/CourierCore/TransportOptions/downloadExpansionLimit``).
+    package static func make(
+        for values: [String], expansion: DownloadExpansionLimit? = nil
+    ) -> ContentDecoder? {
         guard let kinds = codings(values), !kinds.isEmpty, kinds.count <= maxCodings else { return nil }
         var stages: [any DecodingStage] = []
         for kind in kinds.reversed() {
@@ -43,7 +54,7 @@ package final class ContentDecoder {
             guard let stage else { return nil }
             stages.append(stage)
         }
-        return ContentDecoder(stages: stages)
+        return ContentDecoder(stages: stages, expansion: expansion)
     }
 
     /// The most stacked codings undone: more than any server has a reason
@@ -81,17 +92,23 @@ package final class ContentDecoder {
     /// Decodes `input`, handing each decoded piece to `sink` as it is made.
     /// - Returns: false when `sink` asked to stop (it returned false).
     /// - Throws: ``TransportError/Code/protocolError`` for bytes that are
-    ///   not what the coding says.
+    ///   not what the coding says; ``TransportError/Code/bodyTooLarge`` once
+    ///   the decoded bytes pass the expansion bound.
     package func decode(
         _ input: UnsafeRawBufferPointer, into sink: (UnsafeRawBufferPointer) -> Bool
     ) throws(TransportError) -> Bool {
-        try decode(input, stage: 0, into: sink)
+        codedBytes += Int64(input.count)
+        return try decode(input, stage: 0, into: sink)
     }
 
     private func decode(
         _ input: UnsafeRawBufferPointer, stage index: Int, into sink: (UnsafeRawBufferPointer) -> Bool
     ) throws(TransportError) -> Bool {
-        guard index < stages.count else { return sink(input) }
+        guard index < stages.count else {
+            decodedBytes += Int64(input.count)
+            if let failure = expansion?.failure(decoded: decodedBytes, coded: codedBytes) { throw failure }
+            return sink(input)
+        }
         return try stages[index].decode(input) { output throws(TransportError) in
             try decode(output, stage: index + 1, into: sink)
         }

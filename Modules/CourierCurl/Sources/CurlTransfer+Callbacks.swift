@@ -18,7 +18,9 @@ extension CurlTransfer {
                 return 0
             }
             coding =
-                ContentDecoder.make(for: head.fields[values: .contentEncoding]).map(Coding.decoded) ?? .asSent
+                ContentDecoder.make(
+                    for: head.fields[values: .contentEncoding], expansion: options.downloadExpansionLimit
+                ).map(Coding.decoded) ?? .asSent
         }
         guard case .decoded(let decoder) = coding else {
             switch deliver(bytes, mayRefuse: true) {

@@ -36,11 +36,25 @@ extension APIClient.Configuration {
     }
 
     /// The largest body a download endpoint may write to disk, counted
-    /// after decompression: `nil` (no limit) by default. Set one when a
-    /// server you do not control may answer with a decompression bomb.
+    /// after decompression: `nil` (no limit) by default. Set one when you
+    /// know how large your files are.
     public var maxDownloadSize: Int64? {
         get { downloadSizeLimit }
         set { downloadSizeLimit = newValue }
+    }
+
+    /// How far a content-coded download may expand: past its first MiB, at
+    /// most this many decoded bytes per coded byte received — 200 by default,
+    /// `nil` for no bound. A decompression bomb (a small gzip, `br` or `zstd`
+    /// body that decodes to gigabytes) fails with `.bodyTooLarge` and leaves
+    /// no file; real data compresses 3 to 50 times. Raise it for data that
+    /// compresses further (sparse images, long runs of one byte).
+    /// CurlTransport and AsyncHTTPClientTransport count the coded bytes as
+    /// they arrive; URLSessionTransport, whose own library decodes, counts
+    /// against the coded length the response announces.
+    public var maxDownloadExpansion: Int? {
+        get { downloadExpansionLimit }
+        set { downloadExpansionLimit = newValue }
     }
 }
 

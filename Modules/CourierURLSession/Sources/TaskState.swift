@@ -15,6 +15,9 @@ final class TaskState: Sendable {
         var head: HTTPResponse?
         /// The download progress's total, from the head (``TransferProgress/downloadTotal(of:)``).
         var expectedLength: Int64?
+        /// A coded body's announced length: what a download's expansion is
+        /// counted against (``DownloadExpansionLimit``).
+        var codedLength: Int64?
         var headProblem: TransportError?
         var body: [UInt8] = []
         /// Where a download is being written, when the request has a destination.
@@ -81,6 +84,9 @@ final class TaskState: Sendable {
         if let continuation, let head { continuation.resume(returning: RawResponse(head: head)) }
     }
 
+    /// A download's bound on decoded bytes per coded byte.
+    private var expansion: DownloadExpansionLimit? { options.downloadExpansionLimit }
+
     /// The largest body this task may receive: on disk, or in memory.
     private var limit: Int64? {
         options.destination == nil ? Int64(options.maxBodySize) : options.maxDownloadSize
@@ -114,6 +120,13 @@ final class TaskState: Sendable {
                 let fields = Self.fields(response)
                 storage.head = HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
                 storage.expectedLength = TransferProgress.downloadTotal(of: fields)
+                // The library under URLSession undoes the coding: the coded
+                // length it announces is all there is to count against.
+                if fields[.contentEncoding] != nil {
+                    storage.codedLength =
+                        (try? ResponseHeadCheck.contentLength(fields[values: .contentLength])).flatMap { $0 }
+                        .map(Int64.init)
+                }
                 storage.download?.head = storage.head
                 do throws(TransportError) {
                     try ResponseHeadCheck.validate(fields)
@@ -190,6 +203,12 @@ final class TaskState: Sendable {
             }
             if let download = storage.download {
                 do throws(TransportError) {
+                    if let expansion, let coded = storage.codedLength,
+                        let failure = expansion.failure(
+                            decoded: storage.received + Int64(data.count), coded: coded)
+                    {
+                        throw failure
+                    }
                     try download.write(Array(data))
                 } catch {
                     storage.failure = error

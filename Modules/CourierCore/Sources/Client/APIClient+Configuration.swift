@@ -47,6 +47,10 @@ extension APIClient {
         /// after decompression: `nil` (no limit) by default
         /// (CourierTransfers' `maxDownloadSize`).
         package var downloadSizeLimit: Int64? = nil
+        /// The most decoded bytes per coded byte a content-coded download
+        /// may write past its first MiB: 200 by default, `nil` for no bound
+        /// (CourierTransfers' `maxDownloadExpansion`).
+        package var downloadExpansionLimit: Int? = 200
         /// How many times response handlers may run a call again: 3.
         public var maxReplays: Int
         /// The clock for retry delays and deadlines.

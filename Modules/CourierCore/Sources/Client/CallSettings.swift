@@ -20,6 +20,8 @@ final class CallSettings: Sendable {
     let connectTimeout: Duration?
     let maxBodySize: Int
     let maxDownloadSize: Int64?
+    /// ``TransportOptions/maxDownloadExpansion``: the client's.
+    let maxDownloadExpansion: Int?
     let maxReplays: Int
     /// The client's endpoint mapping.
     let mapping: EndpointMapping
@@ -76,6 +78,7 @@ final class CallSettings: Sendable {
         connectTimeout = configuration.connectTimeout
         maxBodySize = spec.maxBodySize ?? configuration.maxBodySize
         maxDownloadSize = spec.downloadSizeLimit ?? configuration.downloadSizeLimit
+        maxDownloadExpansion = configuration.downloadExpansionLimit
         maxReplays = configuration.maxReplays
         mapping = configuration.endpointMapping
         // Client's, then the node's, then the endpoint's (and the call's plugins last).

@@ -126,6 +126,14 @@ struct DownloadResume {
     /// Removes the kept bytes and their record.
     func discard() { Self.remove(data, recordURL) }
 
+    /// Removes what the failed transfer wrote and every byte kept before:
+    /// for a download stopped for its size (over its limit, or a
+    /// decompression bomb), which asking again would only repeat.
+    func abandon(_ staged: DownloadTarget) {
+        Self.remove(staged.partialFileURL, staged.partialHeadURL)
+        discard()
+    }
+
     private static func remove(_ urls: URL...) {
         for url in urls { unlink(url.path) }
     }

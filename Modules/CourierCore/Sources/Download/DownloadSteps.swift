@@ -57,7 +57,7 @@ struct DownloadResumeStep: AttemptStep {
         do throws(CourierError) {
             response = try await next(&attempt, state)
         } catch {
-            resume.keep(from: staged)
+            Self.keepOrDiscard(error, resume, staged)
             throw error
         }
         guard resume.settle(response, staged: staged) == .restart else { return response }
@@ -66,8 +66,20 @@ struct DownloadResumeStep: AttemptStep {
         do throws(CourierError) {
             return try await next(&attempt, state)
         } catch {
-            resume.keep(from: staged)
+            Self.keepOrDiscard(error, resume, staged)
             throw error
+        }
+    }
+
+    /// Keeps what a failed transfer received for the next attempt — unless
+    /// it was stopped for its size, when nothing is kept to resume from.
+    private static func keepOrDiscard(
+        _ error: CourierError, _ resume: DownloadResume, _ staged: DownloadTarget
+    ) {
+        if (error.underlying as? TransportError)?.code == .bodyTooLarge {
+            resume.abandon(staged)
+        } else {
+            resume.keep(from: staged)
         }
     }
 }

@@ -50,6 +50,7 @@ package struct Attempt: Sendable {
             cancellation: state.cancellation, idleTimeout: settings.idleTimeout,
             connectTimeout: settings.connectTimeout)
         options.transferControl = state.plan.call.transferControl
+        options.maxDownloadExpansion = settings.maxDownloadExpansion
         options.clock = settings.clock
     }
 }

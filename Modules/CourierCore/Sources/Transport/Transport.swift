@@ -99,6 +99,12 @@ public struct TransportOptions: Sendable {
     /// The largest body written to ``destination``; `nil` for no limit.
     /// Larger fails with ``TransportError/Code/bodyTooLarge``.
     @_spi(Transport) public var maxDownloadSize: Int64?
+    /// The most decoded bytes a content-coded body written to
+    /// ``destination`` may grow to per coded byte, past its first MiB
+    /// (``DownloadExpansionLimit``); `nil` for no bound. A client's calls
+    /// have 200 unless told otherwise (CourierTransfers'
+    /// `maxDownloadExpansion`); options made by hand have none.
+    @_spi(Transport) public var maxDownloadExpansion: Int?
     /// Called with upload and download progress, from any thread.
     @_spi(Transport) public var progress: (@Sendable (TransferProgress) -> Void)?
     /// The call's cancellation from outside its task; stop the exchange when
