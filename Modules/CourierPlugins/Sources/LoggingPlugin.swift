@@ -157,6 +157,10 @@ public struct LoggingPlugin: Plugin, Redacting {
         case .redirected(let status, _, let next):
             logger.debug(
                 "↪ \(status) → \(next.method) \(redaction.url(next))", metadata: Self.metadata(context))
+        case .failedOver(let from, let to, let failure):
+            logger.notice(
+                "⇢ \(context.name): \(redaction.url(from)) unreachable (\(failure.code)), trying \(redaction.url(to))",
+                metadata: Self.metadata(context))
         case .cache(let outcome):
             logger.debug("◇ \(context.name): cache \(outcome)", metadata: Self.metadata(context))
         case .decodingFailed(let error):

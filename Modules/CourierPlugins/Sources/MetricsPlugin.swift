@@ -173,6 +173,12 @@ public final class MetricsPlugin: Plugin {
                 dimensions: [endpoint, ("status", Self.statusCode(status))],
                 factory: factory
             ).increment()
+        case .failedOver(_, _, let failure):
+            Counter(
+                label: "\(prefix)_failovers_total",
+                dimensions: [endpoint, ("reason", failure.code.rawValue)],
+                factory: factory
+            ).increment()
         case .cache(let outcome):
             let name =
                 switch outcome {

@@ -56,6 +56,13 @@ public final class TracingPlugin: Plugin, Redacting {
         case .redirected(let status, _, _):
             spanEvent = SpanEvent(
                 name: "courier.redirect", attributes: ["http.response.status_code": .int64(Int64(status))])
+        case .failedOver(_, let to, let failure):
+            spanEvent = SpanEvent(
+                name: "courier.failover",
+                attributes: [
+                    "courier.failover.reason": .string(failure.code.rawValue),
+                    "server.address": .string(to.authority ?? ""),
+                ])
         case .credentialRefreshFinished(let succeeded):
             spanEvent = SpanEvent(
                 name: "courier.credential_refresh", attributes: ["courier.succeeded": .bool(succeeded)])

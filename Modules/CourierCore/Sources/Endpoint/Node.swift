@@ -49,6 +49,12 @@ public struct Node: Sendable, Hashable {
         get { box.fields.envelope }
         set { SharedFields.unique(&box).fields.envelope = newValue }
     }
+    /// Where an attempt goes when the node's base URL cannot be reached: the
+    /// alternates and their order; ``Failover/none`` by default.
+    public var failover: Failover {
+        get { box.fields.failover }
+        set { SharedFields.unique(&box).fields.failover = newValue }
+    }
     /// Interceptors, plugins and business codes for every endpoint on the node.
     var components: NodeComponents {
         get { box.fields.components }
@@ -70,13 +76,13 @@ public struct Node: Sendable, Hashable {
                 headers: headers, envelope: envelope))
     }
 
-    /// Equal when name, URLs, headers and envelope are, and the interceptors,
+    /// Equal when name, URLs, failover, headers and envelope are, and the interceptors,
     /// plugins and business codes are the same set.
     public static func == (lhs: Node, rhs: Node) -> Bool {
         lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
     }
 
-    /// Hashes name, URLs, headers, envelope and components.
+    /// Hashes name, URLs, failover, headers, envelope and components.
     public func hash(into hasher: inout Hasher) { hasher.combine(box.fields) }
 
     /// The fields themselves.
@@ -90,12 +96,29 @@ public struct Node: Sendable, Hashable {
         var everyEnvironment: BaseURL?
         var headers: HTTPFields
         var envelope: EnvelopeFormat?
+        var failover = Failover.none
         var components = NodeComponents.none
     }
 
     /// Creates a node with one base URL for every environment.
     public init(_ name: String, baseURL: String, headers: HTTPFields = [:], envelope: EnvelopeFormat? = nil) {
         self.init(name, urls: [.production: baseURL], headers: headers, envelope: envelope)
+    }
+
+    /// Creates a node served by several base URLs, every environment alike:
+    /// the first is the node's own, the others its ``failover``'s alternates.
+    /// - Parameters:
+    ///   - name: A name for logs and metrics.
+    ///   - baseURLs: The servers, the node's own first; at least one.
+    ///   - order: Which an attempt tries first (``Failover/Order``).
+    ///   - headers: Headers sent with every request to this node.
+    ///   - envelope: The envelope its responses are wrapped in, if any.
+    public init(
+        _ name: String, baseURLs: [String], failover order: Failover.Order, headers: HTTPFields = [:],
+        envelope: EnvelopeFormat? = nil
+    ) {
+        self.init(name, baseURL: baseURLs.first ?? "", headers: headers, envelope: envelope)
+        failover = Failover(alternates: [.production: Array(baseURLs.dropFirst())], order: order)
     }
 
     /// The base URL for an environment, falling back to production when the

@@ -86,6 +86,10 @@ public struct CallEvent: Sendable {
         /// One hop of the attempt was redirected: `from` got `status`, `to`
         /// is sent next.
         case redirected(status: Int, from: HTTPRequest, to: HTTPRequest)
+        /// The attempt could not reach `from`'s server — no connection, or
+        /// its origin's circuit open: nothing was sent — and goes to the
+        /// node's next base URL, `to` (``Failover``).
+        case failedOver(from: HTTPRequest, to: HTTPRequest, failure: CourierError)
         /// The attempt ended: the validated response, with the transport's
         /// phase timings (``TransportMetrics``), or the failure.
         case attemptFinished(number: Int, result: Result<RawResponse, CourierError>)

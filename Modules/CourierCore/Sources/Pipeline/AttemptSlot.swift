@@ -10,6 +10,9 @@ package enum AttemptSlot: Int, CaseIterable, Sendable {
     /// The call's budget numbers the attempt and gives it its share of the
     /// deadline; the monitors hear it start and end.
     case budget
+    /// A node with more than one base URL moves an attempt that reached no
+    /// server to the next (``Failover``).
+    case failover
     /// The origin's circuit is asked, and told how the attempt ended.
     case circuitBreaker
     /// An offline network refuses the attempt before anything is sent.

@@ -32,6 +32,8 @@ struct EventMonitorTests {
                 line = "attempt \(number) \(request.path ?? "") (\(event.context.attempt))"
             case .redirected(let status, let from, let to):
                 line = "\(status) \(from.path ?? "") → \(to.path ?? "")"
+            case .failedOver(let from, let to, let failure):
+                line = "failover \(from.authority ?? "") → \(to.authority ?? "") after \(failure.code)"
             case .attemptFinished(let number, let result):
                 switch result {
                 case .success(let response): line = "attempt \(number) → \(response.statusCode)"
