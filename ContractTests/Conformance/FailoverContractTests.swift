@@ -1,5 +1,6 @@
 import CourierCore
 import CourierMockServer
+import CourierResilience
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers

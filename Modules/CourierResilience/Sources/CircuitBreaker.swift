@@ -160,9 +160,9 @@ public final class CircuitBreaker: Sendable {
 }
 
 /// Why an attempt failed with `CourierError.Code.circuitOpen`: the
-/// ``/CourierCore/CourierError/underlying`` error. An origin refusal: a node
-/// with a ``/CourierCore/Failover`` sends the attempt to its next base URL.
-public struct CircuitOpenError: OriginRefusal, Sendable, Hashable {
+/// ``/CourierCore/CourierError/underlying`` error. A node with a
+/// ``Failover`` sends such an attempt to its next base URL.
+public struct CircuitOpenError: Error, Sendable, Hashable {
     /// The origin whose circuit refused the attempt.
     public let origin: String
     /// When the circuit lets a probe through; `nil` while probes run (half-open).

@@ -5,6 +5,7 @@
 /// network. Each adds its step to the client's attempts only when set.
 struct ResilienceSettings: ClientExtension {
     var circuitBreaker: CircuitBreaker?
+    var rateLimiter: RateLimiter?
     var networkMonitor: (any NetworkMonitor)?
     var waitsForConnectivity = false
 
@@ -18,6 +19,7 @@ struct ResilienceSettings: ClientExtension {
             }
             steps.append((.offlineGate, OfflineGateStep(monitor: monitor, waits: waitsForConnectivity)))
         }
+        if let rateLimiter { steps.append((.rateLimit, RateLimitStep(limiter: rateLimiter))) }
         if let circuitBreaker { steps.append((.circuitBreaker, CircuitBreakerStep(breaker: circuitBreaker))) }
         return steps
     }
@@ -30,6 +32,14 @@ extension APIClient.Configuration {
     public var circuitBreaker: CircuitBreaker? {
         get { self[extension: ResilienceSettings.self]?.circuitBreaker }
         set { resilience { $0.circuitBreaker = newValue } }
+    }
+
+    /// Keeps the client's attempts under a rate — its own limit and the
+    /// pauses servers announce (``RateLimiter``); share one limiter between
+    /// clients to share the rate. `nil` (no limiter) by default.
+    public var rateLimiter: RateLimiter? {
+        get { self[extension: ResilienceSettings.self]?.rateLimiter }
+        set { resilience { $0.rateLimiter = newValue } }
     }
 
     /// Asked before every attempt; when it says offline, the attempt fails

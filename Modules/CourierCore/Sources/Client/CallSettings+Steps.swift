@@ -39,7 +39,6 @@ extension CallSettings {
         var steps: [(slot: AttemptSlot, step: any AttemptStep)] = [
             (.budget, AttemptBudgetStep()), (.validation, AttemptValidationStep()),
         ]
-        if !spec.node.failover.isEmpty { steps.append((.failover, FailoverStep())) }
         if let destination = spec.downloadTarget {
             steps.append((.downloadStaging, DownloadStagingStep(destination: destination)))
             if destination.options.contains(.resumable) {

@@ -149,7 +149,8 @@ final class CallSettings: Sendable {
 extension EndpointSpec {
     /// Whether any field that ``CallSettings`` resolves is set on the endpoint.
     var overridesClientSettings: Bool {
-        !node.components.isEmpty || !node.failover.isEmpty || decoder != nil || retryPolicy != nil
+        !node.components.isEmpty || !node.attachments.stepContributors.isEmpty || decoder != nil
+            || retryPolicy != nil
             || validation != nil
             || parameterEncoding != nil
             || timeout != nil || idleTimeout != nil || downloadTarget != nil

@@ -27,18 +27,19 @@ extension ClientExtension {
 }
 
 extension CallSettings {
-    /// The extensions that add steps to calls of `spec`: the client's, then
-    /// the endpoint's own, each in a stable order; an endpoint's replaces
-    /// the client's of the same type.
+    /// The extensions that add steps to calls of `spec`: the client's, its
+    /// node's, then the endpoint's own, each in a stable order; an
+    /// endpoint's replaces the client's of the same type.
     static func contributors(_ spec: EndpointSpec, _ configuration: APIClient.Configuration)
         -> [any ClientExtension]
     {
         let endpoint = spec.attachments.stepContributors.sorted { $0.key < $1.key }.map(\.value)
+        let node = spec.node.attachments.stepContributors.sorted { $0.key < $1.key }.map(\.value)
         let replaced = Set(endpoint.map { ObjectIdentifier(type(of: $0)) })
         let client = configuration.extensions.sorted { $0.key < $1.key }.map(\.value)
         return
             (replaced.isEmpty ? client : client.filter { !replaced.contains(ObjectIdentifier(type(of: $0))) })
-            + endpoint
+            + node + endpoint
     }
 }
 

@@ -60,7 +60,7 @@ public struct CredentialFields: Sendable, Hashable {
     }
 
     /// This list with the fields of `other` added.
-    public func declaring(_ other: CredentialFields) -> CredentialFields {
+    package func declaring(_ other: CredentialFields) -> CredentialFields {
         other.compared.isSubset(of: compared) ? self : declaring(other.names.map(\.rawName))
     }
 

@@ -13,22 +13,22 @@
 /// Counted where Courier undoes the coding (``TransportOptions`` hands it to
 /// the transport); a transport whose own library decodes counts against the
 /// coded length the response announces.
-@_spi(Transport) public struct DownloadExpansionLimit: Sendable, Hashable {
+package struct DownloadExpansionLimit: Sendable, Hashable {
     /// The most decoded bytes per coded byte.
-    public var ratio: Int
+    package var ratio: Int
 
     /// Decoded bytes a download may write whatever its coded size (1 MiB):
     /// a small body of zeros expands far without being a bomb.
-    public static let allowance: Int64 = 1 << 20
+    package static let allowance: Int64 = 1 << 20
 
     /// Creates the limit.
-    public init(ratio: Int) {
+    package init(ratio: Int) {
         self.ratio = max(1, ratio)
     }
 
     /// The error for a download that has written `decoded` bytes from
     /// `coded` coded ones; `nil` while it is within the limit.
-    public func failure(decoded: Int64, coded: Int64) -> TransportError? {
+    package func failure(decoded: Int64, coded: Int64) -> TransportError? {
         guard decoded > Self.allowance else { return nil }
         let (bound, overflow) = max(coded, 0).multipliedReportingOverflow(by: Int64(ratio))
         guard !overflow, decoded > bound else { return nil }
@@ -44,7 +44,7 @@ extension TransportOptions {
     /// The expansion limit this exchange's coded body is held to: for a
     /// download (``destination`` set) with ``maxDownloadExpansion``; `nil`
     /// otherwise.
-    @_spi(Transport) public var downloadExpansionLimit: DownloadExpansionLimit? {
+    package var downloadExpansionLimit: DownloadExpansionLimit? {
         guard destination != nil, let ratio = maxDownloadExpansion else { return nil }
         return DownloadExpansionLimit(ratio: ratio)
     }

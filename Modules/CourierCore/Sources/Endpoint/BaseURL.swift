@@ -11,9 +11,9 @@ package struct BaseURL: Sendable, Hashable {
     /// `host` or `host:port`; an IPv6 host in brackets.
     package let authority: String
     /// The percent-encoded path without a trailing slash; empty for the root.
-    let path: String
+    package let path: String
     /// The percent-encoded query the base URL carries, if any.
-    let query: String?
+    package let query: String?
 
     /// Parses an http(s) URL with a host that can be sent as it is
     /// (``RequestHeadCheck/isHostName(_:)``); `nil` for anything else.

@@ -49,11 +49,11 @@ public struct Node: Sendable, Hashable {
         get { box.fields.envelope }
         set { SharedFields.unique(&box).fields.envelope = newValue }
     }
-    /// Where an attempt goes when the node's base URL cannot be reached: the
-    /// alternates and their order; ``Failover/none`` by default.
-    public var failover: Failover {
-        get { box.fields.failover }
-        set { SharedFields.unique(&box).fields.failover = newValue }
+    /// What other Courier modules keep on the node (CourierResilience's
+    /// failover).
+    package var attachments: NodeAttachments {
+        get { box.fields.attachments }
+        set { SharedFields.unique(&box).fields.attachments = newValue }
     }
     /// Interceptors, plugins and business codes for every endpoint on the node.
     var components: NodeComponents {
@@ -76,13 +76,13 @@ public struct Node: Sendable, Hashable {
                 headers: headers, envelope: envelope))
     }
 
-    /// Equal when name, URLs, failover, headers and envelope are, and the interceptors,
+    /// Equal when name, URLs, headers, envelope and attachments are, and the interceptors,
     /// plugins and business codes are the same set.
     public static func == (lhs: Node, rhs: Node) -> Bool {
         lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
     }
 
-    /// Hashes name, URLs, failover, headers, envelope and components.
+    /// Hashes name, URLs, headers, envelope, attachments and components.
     public func hash(into hasher: inout Hasher) { hasher.combine(box.fields) }
 
     /// The fields themselves.
@@ -96,29 +96,13 @@ public struct Node: Sendable, Hashable {
         var everyEnvironment: BaseURL?
         var headers: HTTPFields
         var envelope: EnvelopeFormat?
-        var failover = Failover.none
+        var attachments = NodeAttachments()
         var components = NodeComponents.none
     }
 
     /// Creates a node with one base URL for every environment.
     public init(_ name: String, baseURL: String, headers: HTTPFields = [:], envelope: EnvelopeFormat? = nil) {
         self.init(name, urls: [.production: baseURL], headers: headers, envelope: envelope)
-    }
-
-    /// Creates a node served by several base URLs, every environment alike:
-    /// the first is the node's own, the others its ``failover``'s alternates.
-    /// - Parameters:
-    ///   - name: A name for logs and metrics.
-    ///   - baseURLs: The servers, the node's own first; at least one.
-    ///   - order: Which an attempt tries first (``Failover/Order``).
-    ///   - headers: Headers sent with every request to this node.
-    ///   - envelope: The envelope its responses are wrapped in, if any.
-    public init(
-        _ name: String, baseURLs: [String], failover order: Failover.Order, headers: HTTPFields = [:],
-        envelope: EnvelopeFormat? = nil
-    ) {
-        self.init(name, baseURL: baseURLs.first ?? "", headers: headers, envelope: envelope)
-        failover = Failover(alternates: [.production: Array(baseURLs.dropFirst())], order: order)
     }
 
     /// The base URL for an environment, falling back to production when the
@@ -130,7 +114,7 @@ public struct Node: Sendable, Hashable {
     /// The parsed base URL for an environment, for the request builder.
     /// - Throws: ``CourierError/Code/invalidRequest`` when the node has no URL
     ///   for the environment, or it is not an http(s) URL with a host.
-    func parsedBaseURL(for environment: ServerEnvironment) throws(CourierError) -> BaseURL {
+    package func parsedBaseURL(for environment: ServerEnvironment) throws(CourierError) -> BaseURL {
         if let parsed = box.fields.everyEnvironment ?? parsedURLs[environment] { return parsed }
         let key = try resolvedEnvironment(environment)
         guard let parsed = parsedURLs[key] else {

@@ -88,7 +88,7 @@ public struct CallEvent: Sendable {
         case redirected(status: Int, from: HTTPRequest, to: HTTPRequest)
         /// The attempt could not reach `from`'s server — no connection, or
         /// its origin's circuit open: nothing was sent — and goes to the
-        /// node's next base URL, `to` (``Failover``).
+        /// node's next base URL, `to` (CourierResilience's `Failover`).
         case failedOver(from: HTTPRequest, to: HTTPRequest, failure: CourierError)
         /// The attempt ended: the validated response, with the transport's
         /// phase timings (``TransportMetrics``), or the failure.

@@ -11,8 +11,11 @@ package enum AttemptSlot: Int, CaseIterable, Sendable {
     /// deadline; the monitors hear it start and end.
     case budget
     /// A node with more than one base URL moves an attempt that reached no
-    /// server to the next (``Failover``).
+    /// server to the next (CourierResilience's `Failover`).
     case failover
+    /// The client's rate limiter reserves the attempt's place under its key
+    /// (it may wait), and learns the rate the response announces.
+    case rateLimit
     /// The origin's circuit is asked, and told how the attempt ended.
     case circuitBreaker
     /// An offline network refuses the attempt before anything is sent.

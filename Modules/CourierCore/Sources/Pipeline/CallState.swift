@@ -38,6 +38,11 @@ package struct CallState: Sendable {
 
     /// The clock the call's waits and deadlines use.
     package var clock: any CourierClock { settings.clock }
+    /// The header fields that carry a credential in this call
+    /// (``CredentialFields``, with what its plugins redact).
+    package var credentialFields: CredentialFields { settings.credentials }
+    /// The retry policy's shared allowance (a `RetryBudget`), if it has one.
+    package var retryAllowance: (any RetryAllowance)? { settings.retryPolicy.allowance }
 
     /// How long an attempt may wait before it sends: what is left of the
     /// retry policy's deadline, else the attempt's total, else its idle

@@ -103,8 +103,10 @@ public struct TransportOptions: Sendable {
     /// ``destination`` may grow to per coded byte, past its first MiB
     /// (``DownloadExpansionLimit``); `nil` for no bound. A client's calls
     /// have 200 unless told otherwise (CourierTransfers'
-    /// `maxDownloadExpansion`); options made by hand have none.
-    @_spi(Transport) public var maxDownloadExpansion: Int?
+    /// `maxDownloadExpansion`); options made by hand have none. Courier's
+    /// own transports honour it; another transport may leave it to
+    /// ``maxDownloadSize``.
+    package var maxDownloadExpansion: Int?
     /// Called with upload and download progress, from any thread.
     @_spi(Transport) public var progress: (@Sendable (TransferProgress) -> Void)?
     /// The call's cancellation from outside its task; stop the exchange when

@@ -1,6 +1,7 @@
+@_spi(Locking) @_spi(Transport) import CourierCore
 import HTTPTypes
 
-/// A node's failover around each attempt (``AttemptSlot/failover``): the
+/// A node's failover around each attempt (`AttemptSlot.failover`): the
 /// attempt goes to the node's base URLs in the ``Failover``'s order, moving
 /// on only while nothing reached a server, each move spending a retry from
 /// the client's budget and told to the monitors; the attempt's deadline
@@ -9,17 +10,17 @@ struct FailoverStep: AttemptStep {
     nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
         async throws(CourierError) -> RawResponse
     {
-        let node = state.plan.spec.node
-        let primary = try node.parsedBaseURL(for: state.plan.call.environment)
+        let node = state.spec.node
+        let environment = state.context.environment
+        let primary = try node.parsedBaseURL(for: environment)
         let head = attempt.request.head
         // An interceptor that sent the request elsewhere chose its server.
         guard head.scheme == primary.scheme, head.authority == primary.authority,
             let path = head.path, Self.path(path, isUnder: primary)
         else { return try await next(&attempt, state) }
-        let bases = try node.failover.candidates(
-            primary: primary, environment: state.plan.call.environment, node: node.name)
+        let bases = try node.failover.candidates(primary: primary, environment: environment, node: node.name)
         let given = attempt
-        let clock = state.settings.clock
+        let clock = state.clock
         let started = clock.now
         var failed: (request: HTTPRequest, error: CourierError)?
         for (index, base) in bases.enumerated() {
@@ -32,7 +33,7 @@ struct FailoverStep: AttemptStep {
                     guard left > .zero else { throw error }
                     trying.options.timeout = left
                 }
-                guard state.settings.retryPolicy.allowance?.withdrawRetry() != false else { throw error }
+                guard state.retryAllowance?.withdrawRetry() != false else { throw error }
                 state.emit(
                     .failedOver(from: request, to: trying.request.head, failure: error), attempt: given.number
                 )

@@ -1,16 +1,18 @@
+@_spi(Locking) public import CourierCore
 import Synchronization
 
 /// More than one server for a node: where an attempt goes when the one it
 /// was meant for cannot be reached.
 ///
-/// A node names its base URL per environment (``Node/urls``); a failover
-/// adds alternates. An attempt that cannot connect to its server (no name,
-/// no connection, no connection free — ``RetryPolicy/nothingWasSent(_:)``)
-/// or whose origin's circuit is open (CourierResilience's circuit breaker)
-/// is sent to the next base URL at once, within the same attempt: its
-/// deadline and the client's retry budget still hold (each move spends a
-/// retry from the budget), and event monitors hear each move
-/// (``CallEvent/Kind/failedOver(from:to:failure:)``). A failure after the
+/// A node names its base URL per environment (``/CourierCore/Node/urls``);
+/// a failover adds alternates (`Node.failover`). An attempt
+/// that cannot connect to its server (no name, no connection, no connection
+/// free — ``/CourierCore/RetryPolicy/nothingWasSent(_:)``) or whose
+/// origin's circuit is open (``CircuitBreaker``) is sent to the next base
+/// URL at once, within the same attempt: its deadline and the client's
+/// retry budget still hold (each move spends a retry from the budget), and
+/// event monitors hear each move
+/// (``/CourierCore/CallEvent/Kind/failedOver(from:to:failure:)``). A failure after the
 /// request may have reached a server — a reset, a timeout, any response —
 /// never moves, whatever the method: a POST goes to a second server only
 /// when the first certainly never saw it. What the retry policy does with
@@ -21,7 +23,7 @@ import Synchronization
 ///     "api", baseURLs: ["https://eu.api.example.com/v1", "https://us.api.example.com/v1"],
 ///     failover: .primaryFirst)
 /// ```
-public struct Failover: Sendable, Hashable {
+public struct Failover: Sendable, Hashable, NodeAttachment, ClientExtension {
     /// Which base URL an attempt tries first.
     public enum Order: Sendable, Hashable {
         /// The node's own URL, then the alternates in order: a primary with
@@ -71,7 +73,7 @@ public struct Failover: Sendable, Hashable {
 
     /// The base URLs an attempt in `environment` tries, in order, when the
     /// node's own is `primary`; one URL when there is nothing to move to.
-    /// - Throws: ``CourierError/Code/invalidRequest`` for an alternate that
+    /// - Throws: `CourierError.Code.invalidRequest` for an alternate that
     ///   is not an http(s) URL with a host.
     func candidates(primary: BaseURL, environment: ServerEnvironment, node: String) throws(CourierError)
         -> [BaseURL]
@@ -96,7 +98,14 @@ public struct Failover: Sendable, Hashable {
     /// Whether an attempt that failed with `failure` moves to the next base
     /// URL: only when nothing reached a server.
     static func movesOn(after failure: CourierError) -> Bool {
-        RetryPolicy.nothingWasSent(failure) || failure.underlying is any OriginRefusal
+        RetryPolicy.nothingWasSent(failure) || failure.code == .circuitOpen
+    }
+
+    /// The failover's step, in every call of an endpoint on its node.
+    package func attemptSteps(for spec: EndpointSpec, in configuration: APIClient.Configuration)
+        -> [(slot: AttemptSlot, step: any AttemptStep)]
+    {
+        isEmpty ? [] : [(.failover, FailoverStep())]
     }
 
     /// A counter every copy shares.
@@ -105,8 +114,3 @@ public struct Failover: Sendable, Hashable {
         func next() -> Int { value.wrappingAdd(1, ordering: .relaxed).oldValue & Int.max }
     }
 }
-
-/// The underlying error of an attempt refused before anything was sent
-/// because its origin is not to be asked now — a circuit breaker's open
-/// circuit: a node's ``Failover`` moves such an attempt to its next base URL.
-public protocol OriginRefusal: Error {}

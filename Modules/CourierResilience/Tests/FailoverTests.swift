@@ -1,4 +1,5 @@
 @_spi(Locking) import CourierCore
+import CourierResilience
 import CourierTestSupport
 import CourierTesting
 import HTTPTypes

@@ -1,0 +1,64 @@
+@_spi(Locking) @_spi(Transport) import CourierCore
+import HTTPTypes
+
+/// The client's rate limiter around each attempt (``AttemptSlot/rateLimit``):
+/// reserves the attempt's place under its key — waiting for it, or failing
+/// at once — then reads what the response announces about the rate.
+struct RateLimitStep: AttemptStep {
+    let limiter: RateLimiter
+
+    /// The longest wait when the attempt has no deadline.
+    static let unbounded = Duration.seconds(365 * 24 * 3600)
+
+    nonisolated(nonsending) func attempt(_ attempt: inout Attempt, _ state: CallState, _ next: AttemptNext)
+        async throws(CourierError) -> RawResponse
+    {
+        let head = attempt.request.head
+        let route = "\(state.spec.node.name)/\(state.spec.route.path.template)"
+        let key = limiter.key(for: head, route: route, credentials: state.credentialFields)
+        let maxWait = limiter.whenLimited == .fail ? .zero : attempt.options.timeout ?? Self.unbounded
+        let decision: RateLimitDecision
+        do {
+            decision = try await limiter.store.reserve(key, limit: limiter.limit, maxWait: maxWait)
+        } catch {
+            throw CourierError(
+                .rateLimited, stage: .transport, message: "the rate limiter's store failed: \(error)",
+                request: head, attempt: attempt.number)
+        }
+        switch decision {
+        case .limited(let retryAfter):
+            throw CourierError(
+                .rateLimited, stage: .transport,
+                message: "\(key) is over its rate for \(retryAfter) more; nothing was sent", request: head,
+                attempt: attempt.number, underlying: RateLimitedError(key: key, retryAfter: retryAfter))
+        case .go(let delay) where delay > .zero:
+            do {
+                try await CallCancellation.sleep(
+                    for: delay, on: state.clock, cancellation: state.cancellation)
+            } catch {
+                throw ErrorMapping.cancelled(
+                    by: state.cancellation, stage: .transport, request: head, attempt: attempt.number)
+            }
+            attempt.options.timeout = attempt.options.timeout.map { $0 - delay }
+        case .go:
+            break
+        }
+        do throws(CourierError) {
+            let response = try await next(&attempt, state)
+            await learn(from: response.head, key: key, state)
+            return response
+        } catch {
+            if let response = error.response { await learn(from: response.head, key: key, state) }
+            throw error
+        }
+    }
+
+    /// Pauses the key for what the response announces.
+    private func learn(from response: HTTPResponse, key: String, _ state: CallState) async {
+        guard let pause = RateLimitAnnouncement.pause(in: response, now: state.clock.date), pause > .zero
+        else {
+            return
+        }
+        try? await limiter.store.pause(key, for: pause)
+    }
+}
