@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierCache", targets: ["CourierCache"]),
         .library(name: "CourierCacheRedis", targets: ["CourierCacheRedis"]),
+        .library(name: "CourierRedis", targets: ["CourierRedis"]),
+        .library(name: "CourierFleet", targets: ["CourierFleet"]),
         .library(name: "CourierPlugins", targets: ["CourierPlugins"]),
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
@@ -404,12 +406,40 @@ let package = Package(
             path: "Modules/CHiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
-        // CourierCache's store on Redis, through hiredis, for a fleet that
-        // shares one cache. Its own module: CourierCache stays free of it.
+        // Redis through hiredis on a thread of its own (connection, pipeline,
+        // scripts, reconnection): what the cache's shared store and a fleet's
+        // shared state both use.
+        .target(
+            name: "CourierRedis",
+            dependencies: ["CourierCore", "CHiredis"],
+            path: "Modules/CourierRedis/Sources"
+        ),
+        // A fleet of instances as one client: the rate limiter's, circuit
+        // breaker's and retry budget's state on Redis, one token refresh.
+        .target(
+            name: "CourierFleet",
+            dependencies: [
+                "CourierCore", "CourierResilience", "CourierRedis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Modules/CourierFleet/Sources"
+        ),
+        .testTarget(
+            name: "CourierFleetTests",
+            dependencies: [
+                "CourierFleet", "CourierResilience", "CourierRedis", "CourierTesting", "CourierTestSupport",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Modules/CourierFleet/Tests"
+        ),
+        // CourierCache's store on Redis, for a fleet that shares one cache.
+        // Its own module: CourierCache stays free of it.
         .target(
             name: "CourierCacheRedis",
             dependencies: [
-                "CourierCore", "CourierCache", "CHiredis",
+                "CourierCore", "CourierCache", "CourierRedis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -418,7 +448,8 @@ let package = Package(
         .testTarget(
             name: "CourierCacheRedisTests",
             dependencies: [
-                "CourierCacheRedis", "CourierCache", "CourierAuthentication", "CourierTesting",
+                "CourierCacheRedis", "CourierRedis", "CourierCache", "CourierAuthentication",
+                "CourierTesting",
                 "CourierCodable",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

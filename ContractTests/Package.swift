@@ -101,6 +101,15 @@ let package = Package(
             ],
             path: "Conformance"
         ),
+        // One instance of a fleet for FleetProcessTests, which starts several.
+        .executableTarget(
+            name: "courier-fleet-probe",
+            dependencies: [
+                .product(name: "CourierCurl", package: "Courier"),
+                .product(name: "CourierFleet", package: "Courier"),
+            ],
+            path: "FleetProbe"
+        ),
         // The mock server's own tests: matching, faults, journal, admin API.
         .testTarget(
             name: "CourierMockServerTests",

@@ -1,9 +1,10 @@
+import CourierRedis
 import Logging
 import Metrics
 
 /// What the store tells people about the server: one warning when it goes
 /// down, one notice when it is back, a failure count and an up gauge.
-struct RedisHealth: Sendable {
+struct RedisHealth: RedisHealthObserver {
     let configuration: RedisStore.Configuration
     let failures: Counter
     let up: Gauge
@@ -21,10 +22,10 @@ struct RedisHealth: Sendable {
     func connected() { up.record(1) }
     func failed() { failures.increment() }
 
-    func wentDown(_ error: RedisConnectionError) {
+    func wentDown(reason: String) {
         configuration.logger.warning(
             "the shared cache is unavailable; serving from memory until it is back",
-            metadata: ["endpoint": "\(configuration.endpoint)", "reason": "\(error.description)"])
+            metadata: ["endpoint": "\(configuration.endpoint)", "reason": "\(reason)"])
         up.record(0)
     }
 

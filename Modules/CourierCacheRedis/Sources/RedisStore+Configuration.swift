@@ -1,3 +1,4 @@
+public import CourierRedis
 public import Logging
 public import Metrics
 
@@ -67,48 +68,19 @@ extension RedisStore {
         }
     }
 
-    /// A Redis server's address.
-    public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
-        enum Address: Hashable {
-            case tcp(host: String, port: Int)
-            case unixSocket(path: String)
-        }
-
-        let address: Address
-
-        /// A server on `host`:`port` (6379 by default).
-        public static func tcp(host: String, port: Int = 6379) -> Endpoint {
-            Endpoint(address: .tcp(host: host, port: port))
-        }
-
-        /// A server on a Unix socket.
-        public static func unixSocket(_ path: String) -> Endpoint {
-            Endpoint(address: .unixSocket(path: path))
-        }
-
-        /// `redis://host:port` or `unix:path`.
-        public var description: String {
-            switch address {
-            case .tcp(let host, let port): "redis://\(host):\(port)"
-            case .unixSocket(let path): "unix:\(path)"
-            }
-        }
-    }
+    /// A Redis server's address (`.tcp(host:port:)` or `.unixSocket(_:)`).
+    public typealias Endpoint = RedisEndpoint
 
     /// What `AUTH` sends. Its description never shows the password.
-    public struct Credentials: Sendable, CustomStringConvertible {
-        /// The ACL user, or `nil` for the `default` user (`requirepass`).
-        public var user: String?
-        /// The password.
-        public var password: String
+    public typealias Credentials = RedisCredentials
+}
 
-        /// Credentials for `AUTH [user] password`.
-        public init(user: String? = nil, password: String) {
-            self.user = user
-            self.password = password
-        }
-
-        /// `user <name>, password redacted`.
-        public var description: String { "user \(user ?? "default"), password redacted" }
+extension RedisStore.Configuration {
+    /// What the connection handling needs of this configuration.
+    var linkSettings: RedisLinkSettings {
+        RedisLinkSettings(
+            endpoint: endpoint, credentials: credentials, connectTimeout: connectTimeout,
+            commandTimeout: commandTimeout, reconnectDelay: reconnectDelay,
+            maxPendingOperations: maxPendingOperations, threadName: "courier-redis-cache")
     }
 }

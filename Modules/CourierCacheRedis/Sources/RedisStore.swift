@@ -1,5 +1,6 @@
 public import CourierCache
 @_spi(Locking) import CourierCore
+import CourierRedis
 public import Foundation
 import Synchronization
 
@@ -42,7 +43,8 @@ public final class RedisStore: CacheStore {
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         keys = RedisKeys(namespace: configuration.namespace, version: configuration.version)
-        worker = RedisWorker(configuration, health: RedisHealth(configuration, namespace: keys.namespace))
+        worker = RedisWorker(
+            configuration.linkSettings, health: RedisHealth(configuration, namespace: keys.namespace))
     }
 
     deinit { worker.stop() }
@@ -55,7 +57,7 @@ public final class RedisStore: CacheStore {
     /// The entry under `key`, unless missing, expired by `now` (removed) or damaged (removed).
     public func entry(for key: CacheKey, now: Date) async throws(CacheStoreError) -> CacheEntry? {
         let digest = key.digest
-        let reply = try await worker.perform(.command([Array("GET".utf8), Array(keys.entry(digest).utf8)]))
+        let reply = try await perform(.command([Array("GET".utf8), Array(keys.entry(digest).utf8)]))
         guard case .bulk(let value) = reply else { return nil }
         let held = reads.withLock { reads in
             reads.append(digest)
@@ -91,7 +93,7 @@ public final class RedisStore: CacheStore {
             String(configuration.countLimit), keys.entryPrefix,
             entry.expiresAt.map { String($0.timeIntervalSince1970) } ?? "",
         ]
-        _ = try await worker.perform(
+        _ = try await perform(
             .script(
                 source: RedisScripts.store,
                 keys: [keys.entry(digest), keys.sizes, keys.recency, keys.total, keys.expiries, keys.clock]
@@ -102,7 +104,7 @@ public final class RedisStore: CacheStore {
     /// Removes the entry under `key`.
     public func removeEntry(for key: CacheKey) async throws(CacheStoreError) {
         let digest = key.digest
-        _ = try await worker.perform(
+        _ = try await perform(
             .script(
                 source: RedisScripts.remove,
                 keys: [keys.entry(digest), keys.sizes, keys.recency, keys.total, keys.expiries],
@@ -112,7 +114,7 @@ public final class RedisStore: CacheStore {
     /// Removes the entries tagged `tag`. - Returns: How many.
     @discardableResult
     public func removeEntries(tagged tag: CacheTag) async throws(CacheStoreError) -> Int {
-        let reply = try await worker.perform(
+        let reply = try await perform(
             .script(
                 source: RedisScripts.removeTagged,
                 keys: [keys.sizes, keys.recency, keys.total, keys.expiries, keys.tag(tag.digest)],
@@ -129,7 +131,7 @@ public final class RedisStore: CacheStore {
                 case .array(let found) = parts[1]
             else { throw CacheStoreError(.database, "SCAN answered \(reply)") }
             let names = found.compactMap(\.bytes)
-            if !names.isEmpty { _ = try await worker.perform(.command([Array("UNLINK".utf8)] + names)) }
+            if !names.isEmpty { _ = try await perform(.command([Array("UNLINK".utf8)] + names)) }
             cursor = String(decoding: next, as: UTF8.self)
         } while cursor != "0"
     }
@@ -138,7 +140,7 @@ public final class RedisStore: CacheStore {
     /// evicted itself. - Returns: How many.
     @discardableResult
     public func removeExpired(now: Date) async throws(CacheStoreError) -> Int {
-        let reply = try await worker.perform(
+        let reply = try await perform(
             .script(
                 source: RedisScripts.removeExpired,
                 keys: [keys.sizes, keys.recency, keys.total, keys.expiries],
@@ -175,8 +177,17 @@ public final class RedisStore: CacheStore {
                 arguments: digests.map { Array($0.utf8) }))
     }
 
+    /// Runs `request` on the store's thread; a failure in the cache's words.
+    private func perform(_ request: RedisWorker.Request) async throws(CacheStoreError) -> RedisReply {
+        do {
+            return try await worker.perform(request)
+        } catch {
+            throw CacheStoreError(error)
+        }
+    }
+
     private func command(_ words: [String]) async throws(CacheStoreError) -> RedisReply {
-        try await worker.perform(.command(words.map { Array($0.utf8) }))
+        try await perform(.command(words.map { Array($0.utf8) }))
     }
 
     private func number(_ reply: RedisReply) throws(CacheStoreError) -> Int {
@@ -196,6 +207,21 @@ extension CacheStoreError.Code {
     public static let timeout = CacheStoreError.Code("timeout")
     /// Too many operations already wait for the store.
     public static let busy = CacheStoreError.Code("busy")
+}
+
+extension CacheStoreError {
+    /// A Redis failure as the cache's store says it.
+    init(_ error: RedisError) {
+        let code: Code =
+            switch error.code {
+            case .unavailable: .unavailable
+            case .timeout: .timeout
+            case .busy: .busy
+            case .database: .database
+            case .closed: .closed
+            }
+        self.init(code, error.message, underlying: error.underlying)
+    }
 }
 
 /// The namespace's key names.

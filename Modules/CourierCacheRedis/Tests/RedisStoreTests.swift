@@ -1,6 +1,7 @@
 import CourierAuthentication
 import CourierCodable
 @_spi(Locking) import CourierCore
+import CourierRedis
 import CourierTesting
 import Foundation
 import HTTPTypes
@@ -183,7 +184,7 @@ struct RedisStoreTests {
             #expect(try await store.entry(for: CacheKey(hashing: "a"), now: now) != nil)
 
             // An ACL user limited to the namespace's keys.
-            let admin = try RedisConnection(configuration)
+            let admin = try RedisConnection(configuration.linkSettings)
             let created = try admin.send(
                 "ACL", "SETUSER", "fleet", "on", ">fleet-pass", "~courier:{tests:v1}:*", "+@all")
             #expect(created == .status("OK"))

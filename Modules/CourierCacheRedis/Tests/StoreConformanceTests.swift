@@ -1,5 +1,6 @@
 import CourierCodable
 import CourierCore
+import CourierRedis
 import CourierTesting
 import Foundation
 import HTTPTypes
@@ -222,7 +223,7 @@ struct StoreConformanceTests {
             countLimit: countLimit, connectTimeout: .seconds(600), commandTimeout: .seconds(600),
             reconnectDelay: .zero)
         let store = RedisStore(configuration)
-        let raw = try RedisConnection(configuration)
+        let raw = try RedisConnection(configuration.linkSettings)
         do {
             try await body(Fixture(store: store, damage: flipping(on: raw, namespace: namespace)))
             try await store.removeAll()

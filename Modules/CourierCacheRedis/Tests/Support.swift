@@ -1,6 +1,7 @@
 import CourierCache
 import CourierCodable
 @_spi(Locking) import CourierCore
+import CourierRedis
 import CourierTesting
 import Foundation
 import HTTPTypes
@@ -72,7 +73,7 @@ func redisConfiguration(_ server: RedisTestServer, namespace: String = "tests") 
 
 /// A raw connection to a test server, for what a test does behind the store's back.
 func rawConnection(_ server: RedisTestServer) throws -> RedisConnection {
-    try RedisConnection(redisConfiguration(server))
+    try RedisConnection(redisConfiguration(server).linkSettings)
 }
 
 extension RedisConnection {

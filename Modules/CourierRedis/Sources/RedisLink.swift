@@ -1,23 +1,22 @@
-import CourierCache
 import Foundation
 
 /// A failure of the link, already reported (the server marked down).
 struct RedisLinkFailure: Error {
-    let error: CacheStoreError
+    let error: RedisError
 }
 
 /// The thread's connection to Redis: made on demand, dropped on failure,
 /// not tried again until the reconnect delay has passed.
 struct RedisLink {
-    private let configuration: RedisStore.Configuration
-    private let health: RedisHealth
+    private let configuration: RedisLinkSettings
+    private let health: any RedisHealthObserver
     private var connection: RedisConnection?
     /// Script digests from `SCRIPT LOAD`, by script; cleared with the connection.
     private var scripts: [String: [UInt8]] = [:]
     /// While the server is down: the earliest next attempt.
     private var retryAt: ContinuousClock.Instant?
 
-    init(_ configuration: RedisStore.Configuration, health: RedisHealth) {
+    init(_ configuration: RedisLinkSettings, health: any RedisHealthObserver) {
         self.configuration = configuration
         self.health = health
     }
@@ -26,8 +25,7 @@ struct RedisLink {
         if let connection { return connection }
         if let retryAt, ContinuousClock.now < retryAt {
             throw RedisLinkFailure(
-                error: CacheStoreError(
-                    .unavailable, "Redis at \(configuration.endpoint) is down; retrying later"))
+                error: RedisError(.unavailable, "Redis at \(configuration.endpoint) is down; retrying later"))
         }
         do {
             let made = try RedisConnection(configuration)
@@ -50,7 +48,7 @@ struct RedisLink {
         let reply = try pipeline(
             [[Array("SCRIPT".utf8), Array("LOAD".utf8), Array(source.utf8)]], on: connection)[0]
         guard case .bulk(let digest) = reply else {
-            throw RedisLinkFailure(error: CacheStoreError(.database, "SCRIPT LOAD answered \(reply)"))
+            throw RedisLinkFailure(error: RedisError(.database, "SCRIPT LOAD answered \(reply)"))
         }
         scripts[source] = digest
         return digest
@@ -92,11 +90,11 @@ struct RedisLink {
     private mutating func lost(_ error: RedisConnectionError) -> RedisLinkFailure {
         connection = nil
         scripts = [:]
-        if retryAt == nil { health.wentDown(error) }
+        if retryAt == nil { health.wentDown(reason: error.description) }
         health.failed()
         retryAt = ContinuousClock.now.advanced(by: configuration.reconnectDelay)
         return RedisLinkFailure(
-            error: CacheStoreError(
+            error: RedisError(
                 error.isTimeout ? .timeout : .unavailable,
                 "Redis at \(configuration.endpoint): \(error.description)",
                 underlying: error))

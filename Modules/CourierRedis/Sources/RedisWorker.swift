@@ -1,20 +1,19 @@
-import CourierCache
 @_spi(Locking) import CourierCore
 import Dispatch
 import Foundation
 import Synchronization
 
-/// The Redis store's own thread, as CurlEngine is libcurl's: callers queue
+/// A Redis client's own thread, as CurlEngine is libcurl's: callers queue
 /// commands and suspend; the thread takes every command queued since it last
 /// looked, sends them in one write (a pipeline), reads their replies in
 /// order and resumes each caller. hiredis blocks; the concurrency pool never
-/// does. At most ``RedisStore/Configuration/maxPendingOperations`` wait.
+/// does. At most ``RedisLinkSettings/maxPendingOperations`` wait.
 ///
 /// The connection, the loaded scripts and the up/down state belong to the
 /// thread alone (locals of ``run()``), so none of them needs a lock.
-final class RedisWorker: Sendable {
+package final class RedisWorker: Sendable {
     /// What a caller asks of Redis.
-    enum Request: Sendable {
+    package enum Request: Sendable {
         /// A command, `arguments[0]` its name.
         case command([[UInt8]])
         /// One of ``RedisScripts``, run by its digest (loaded when the server lacks it).
@@ -24,9 +23,9 @@ final class RedisWorker: Sendable {
     private struct Job {
         let request: Request
         /// Who waits for the reply; `nil` for a command posted without waiting.
-        let continuation: CheckedContinuation<Result<RedisReply, CacheStoreError>, Never>?
+        let continuation: CheckedContinuation<Result<RedisReply, RedisError>, Never>?
 
-        func finish(_ result: Result<RedisReply, CacheStoreError>) { continuation?.resume(returning: result) }
+        func finish(_ result: Result<RedisReply, RedisError>) { continuation?.resume(returning: result) }
     }
 
     private struct Queue {
@@ -37,37 +36,36 @@ final class RedisWorker: Sendable {
     /// The most commands sent in one write.
     static let batchLimit = 128
 
-    private let configuration: RedisStore.Configuration
+    private let configuration: RedisLinkSettings
     private let queue = Locked(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let pending = Atomic(0)
-    private let health: RedisHealth
+    private let health: any RedisHealthObserver
 
-    init(_ configuration: RedisStore.Configuration, health: RedisHealth) {
+    package init(_ configuration: RedisLinkSettings, health: any RedisHealthObserver) {
         self.configuration = configuration
         self.health = health
         let thread = Thread { [self] in
             // Named from inside: on Linux a name set before start() is lost.
-            Thread.current.name = "courier-redis"
+            Thread.current.name = configuration.threadName
             self.run()
         }
         thread.start()
     }
 
     /// Runs `request` on the thread and returns its reply.
-    /// - Throws: ``/CourierCache/CacheStoreError``: `.busy` at once when the
+    /// - Throws: ``RedisError``: `.busy` at once when the
     ///   queue is full, `.unavailable` or `.timeout` when the server is down
     ///   or slow, `.database` for an error reply, `.closed` once stopped.
-    func perform(_ request: Request) async throws(CacheStoreError) -> RedisReply {
+    package func perform(_ request: Request) async throws(RedisError) -> RedisReply {
         let waiting = pending.add(1, ordering: .relaxed).newValue
         defer { pending.subtract(1, ordering: .relaxed) }
         guard waiting <= configuration.maxPendingOperations else {
-            throw CacheStoreError(
-                .busy, "\(configuration.maxPendingOperations) operations already wait for Redis")
+            throw RedisError(.busy, "\(configuration.maxPendingOperations) operations already wait for Redis")
         }
         let result = await withCheckedContinuation { continuation in
             let job = Job(request: request, continuation: continuation)
-            if !push(job) { job.finish(.failure(CacheStoreError(.closed, "the Redis store was closed"))) }
+            if !push(job) { job.finish(.failure(RedisError(.closed, "the Redis client was closed"))) }
         }
         return try result.get()
     }
@@ -75,7 +73,7 @@ final class RedisWorker: Sendable {
     /// Queues `request` without waiting for its reply (it goes out with the
     /// next batch): for bookkeeping no caller needs to wait for, such as a
     /// read's recency. Dropped when the store is closed.
-    func post(_ request: Request) {
+    package func post(_ request: Request) {
         _ = push(Job(request: request, continuation: nil))
     }
 
@@ -91,7 +89,7 @@ final class RedisWorker: Sendable {
     }
 
     /// Ends the thread once the commands already queued have run.
-    func stop() {
+    package func stop() {
         queue.withLock { $0.stopping = true }
         wake.signal()
     }
@@ -145,9 +143,9 @@ final class RedisWorker: Sendable {
         }
     }
 
-    private static func result(of reply: RedisReply) -> Result<RedisReply, CacheStoreError> {
+    private static func result(of reply: RedisReply) -> Result<RedisReply, RedisError> {
         if case .error(let message) = reply {
-            return .failure(CacheStoreError(.database, "Redis answered an error: \(message)"))
+            return .failure(RedisError(.database, "Redis answered an error: \(message)"))
         }
         return .success(reply)
     }

@@ -1,18 +1,18 @@
 import CHiredis
 import CourierCore
 
-/// One blocking connection to Redis through hiredis. Not thread-safe: the
-/// ``RedisStore`` uses it from its own thread only, one command at a time.
+/// One blocking connection to Redis through hiredis. Not thread-safe: a
+/// ``RedisWorker`` uses it from its own thread only, one batch at a time.
 ///
 /// Every call either returns a reply or throws ``RedisConnectionError``;
 /// after a throw the connection is unusable (hiredis' rule) and is closed.
-final class RedisConnection {
+package final class RedisConnection {
     private var context: UnsafeMutablePointer<redisContext>?
 
     /// Connects and, when the configuration has credentials, authenticates.
     /// - Throws: ``RedisConnectionError`` when the server cannot be reached
     ///   within the connect timeout or refuses the credentials.
-    init(_ configuration: RedisStore.Configuration) throws(RedisConnectionError) {
+    package init(_ configuration: RedisLinkSettings) throws(RedisConnectionError) {
         let connectTimeout = courier_redis_timeval(configuration.connectTimeout.microseconds)
         let opened: UnsafeMutablePointer<redisContext>? =
             switch configuration.endpoint.address {
@@ -47,7 +47,7 @@ final class RedisConnection {
     /// An error *reply* is returned, not thrown: the connection is fine.
     /// - Throws: ``RedisConnectionError`` (connection lost) on an I/O error
     ///   or a timeout; the connection is closed then.
-    func command(_ arguments: [[UInt8]]) throws(RedisConnectionError) -> RedisReply {
+    package func command(_ arguments: [[UInt8]]) throws(RedisConnectionError) -> RedisReply {
         try pipeline([arguments])[0]
     }
 
@@ -55,7 +55,7 @@ final class RedisConnection {
     /// order: one round trip for all of them.
     /// - Throws: ``RedisConnectionError`` (connection lost) on an I/O error
     ///   or a timeout; the connection is closed then, and no reply is returned.
-    func pipeline(_ commands: [[[UInt8]]]) throws(RedisConnectionError) -> [RedisReply] {
+    package func pipeline(_ commands: [[[UInt8]]]) throws(RedisConnectionError) -> [RedisReply] {
         guard let context else { throw RedisConnectionError("the connection is closed") }
         for arguments in commands where Self.append(arguments, to: context) != REDIS_OK {
             throw lose(context)
@@ -80,7 +80,7 @@ final class RedisConnection {
     }
 
     /// Closes the connection (idempotent).
-    func close() {
+    package func close() {
         if let context { redisFree(context) }
         context = nil
     }
@@ -141,12 +141,12 @@ final class RedisConnection {
 }
 
 /// A failure of the connection itself (not an error reply).
-struct RedisConnectionError: Error, Sendable, CustomStringConvertible {
+package struct RedisConnectionError: Error, Sendable, CustomStringConvertible {
     /// What happened, without any secret.
-    var description: String
+    package var description: String
     /// Whether the server did not answer within the command or connect
     /// timeout (hiredis reports the socket's EAGAIN, or ETIMEDOUT).
-    var isTimeout = false
+    package var isTimeout = false
 
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

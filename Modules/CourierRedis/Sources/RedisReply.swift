@@ -1,5 +1,5 @@
 /// One reply from Redis, copied out of hiredis' reply object.
-enum RedisReply: Sendable, Equatable {
+package enum RedisReply: Sendable, Equatable {
     /// A simple status such as `OK`.
     case status(String)
     /// An error reply such as `NOSCRIPT …` or `WRONGPASS …`.
@@ -14,7 +14,7 @@ enum RedisReply: Sendable, Equatable {
     case array([RedisReply])
 
     /// The bytes of a bulk or status reply.
-    var bytes: [UInt8]? {
+    package var bytes: [UInt8]? {
         switch self {
         case .bulk(let bytes): bytes
         case .status(let text): Array(text.utf8)
@@ -23,7 +23,7 @@ enum RedisReply: Sendable, Equatable {
     }
 
     /// The integer of an integer reply, or of a bulk reply that spells one.
-    var integer: Int64? {
+    package var integer: Int64? {
         switch self {
         case .integer(let value): value
         case .bulk(let bytes): Int64(String(decoding: bytes, as: UTF8.self))

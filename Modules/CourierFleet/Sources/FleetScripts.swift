@@ -1,0 +1,52 @@
+/// The Lua scripts the fleet's shared state runs on Redis: each one
+/// round trip, atomic on the server, timed by the server's own clock
+/// (`TIME`) so that every instance's decision uses one clock. Numbers are
+/// microseconds; Redis' Lua has doubles, exact to 2⁵³ µs (285 years), and
+/// values are written with `%.0f` so that none is shortened to an exponent.
+enum FleetScripts {
+    /// The generic cell rate algorithm of `RateLimitCell`, on a hash of two
+    /// fields: `t` (the theoretical arrival time) and `p` (paused until).
+    /// KEYS[1]: the cell. ARGV: the interval (0: no limit of our own, only
+    /// the server's pauses), the tolerance, the longest wait. Returns
+    /// `{1, delay}` with the place reserved, or `{0, delay}`.
+    static let reserve = """
+        local clock = redis.call('TIME')
+        local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+        local cell = redis.call('HMGET', KEYS[1], 't', 'p')
+        local tat = tonumber(cell[1]) or 0
+        local paused = tonumber(cell[2]) or 0
+        local interval = tonumber(ARGV[1])
+        local tolerance = tonumber(ARGV[2])
+        local longest = tonumber(ARGV[3])
+        local start = math.max(now, paused)
+        if interval == 0 then
+          local delay = start - now
+          if delay <= longest then return {1, delay} end
+          return {0, delay}
+        end
+        local arrival = math.max(tat, start)
+        local delay = math.max(arrival - tolerance, start) - now
+        if delay > longest then return {0, delay} end
+        local next = arrival + interval
+        redis.call('HSET', KEYS[1], 't', string.format('%.0f', next))
+        redis.call('PEXPIREAT', KEYS[1], math.ceil(math.max(next, paused) / 1000) + 1000)
+        return {1, delay}
+        """
+
+    /// A pause the server announced: `p` moves to now + ARGV[1] µs unless
+    /// it is already later. KEYS[1]: the cell.
+    static let pause = """
+        local clock = redis.call('TIME')
+        local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+        local cell = redis.call('HMGET', KEYS[1], 't', 'p')
+        local tat = tonumber(cell[1]) or 0
+        local paused = tonumber(cell[2]) or 0
+        local untilTime = now + tonumber(ARGV[1])
+        if untilTime > paused then
+          paused = untilTime
+          redis.call('HSET', KEYS[1], 'p', string.format('%.0f', paused))
+        end
+        redis.call('PEXPIREAT', KEYS[1], math.ceil(math.max(tat, paused) / 1000) + 1000)
+        return 1
+        """
+}

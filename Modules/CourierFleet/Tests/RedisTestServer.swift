@@ -1,0 +1,1 @@
+../../CourierCacheRedis/Tests/RedisTestServer.swift
