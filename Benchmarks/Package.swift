@@ -53,6 +53,11 @@ let package = Package(
         bench(
             "courier-redis-bench", ["CBenchHiredis"],
             courier: ["CourierCache", "CourierCacheRedis", "CourierCurl", "CourierCodable"]),
+        // The rate limiter's cost: in memory per call (pipeline over a stub),
+        // and on Redis next to a raw EVALSHA of the same script from C.
+        bench(
+            "courier-fleet-bench", ["CBenchHiredis"],
+            courier: ["CourierCore", "CourierResilience", "CourierFleet", "CourierTesting"]),
         // A cache hit (memory, disk) next to the same call over the network.
         bench("courier-cache-bench", [], courier: ["CourierCache", "CourierCurl", "CourierCodable"]),
         // Streamed bodies: a million server-sent events and 100 MB of NDJSON

@@ -49,4 +49,37 @@ enum FleetScripts {
         redis.call('PEXPIREAT', KEYS[1], math.ceil(math.max(tat, paused) / 1000) + 1000)
         return 1
         """
+
+    /// A call counted in the retry budget's window: `INCR` of this second's
+    /// bucket. KEYS[1]: the budget's base key. ARGV[1]: the window in seconds.
+    /// Bucket keys are the base key and a suffix: one hash slot (the
+    /// namespace's `{…}` tag).
+    static let recordCall = """
+        local second = tonumber(redis.call('TIME')[1])
+        local bucket = KEYS[1] .. ':c:' .. second
+        redis.call('INCR', bucket)
+        redis.call('EXPIRE', bucket, tonumber(ARGV[1]) + 1)
+        return 1
+        """
+
+    /// A retry asked of the fleet's budget: the calls and retries of the
+    /// window's buckets summed; the retry counted when it fits
+    /// `minimum × window + ratio × calls`. KEYS[1]: the base key. ARGV: the
+    /// window in seconds, the ratio in millionths, the minimum per second.
+    /// Returns `{granted, calls, retries}`.
+    static let withdrawRetry = """
+        local second = tonumber(redis.call('TIME')[1])
+        local window = tonumber(ARGV[1])
+        local calls, retries = 0, 0
+        for s = second - window + 1, second do
+          calls = calls + (tonumber(redis.call('GET', KEYS[1] .. ':c:' .. s)) or 0)
+          retries = retries + (tonumber(redis.call('GET', KEYS[1] .. ':r:' .. s)) or 0)
+        end
+        local allowed = tonumber(ARGV[3]) * window + tonumber(ARGV[2]) * calls / 1000000
+        if retries + 1 > allowed then return {0, calls, retries} end
+        local bucket = KEYS[1] .. ':r:' .. second
+        redis.call('INCR', bucket)
+        redis.call('EXPIRE', bucket, window + 1)
+        return {1, calls, retries + 1}
+        """
 }

@@ -104,6 +104,12 @@ public final class FleetState: Sendable {
         prefix + kind + ":" + SHA256.hex(Array(name.utf8))
     }
 
+    /// Sends `script` without waiting for its reply (it goes out with the
+    /// next batch): for counting no caller waits on.
+    func post(_ script: String, keys: [String], arguments: [Int64]) {
+        worker.post(.script(source: script, keys: keys, arguments: arguments.map { Array(String($0).utf8) }))
+    }
+
     /// Runs `script` on Redis; `nil` when the instance must decide alone
     /// (counted, and said once when Redis goes away).
     func run(_ script: String, keys: [String], arguments: [Int64]) async -> RedisReply? {

@@ -15,6 +15,10 @@ public import CourierResilience
 public final class RedisRateLimitStore: RateLimitStore {
     private let fleet: FleetState
     private let alone: LocalRateLimitStore
+    /// Redis keys by limiter key: a digest per key, not per decision
+    /// (emptied when it grows past ``keysKept``: principals come and go).
+    private let redisKeys = Locked<[String: String]>([:])
+    static let keysKept = 4_096
 
     /// A store on `fleet`'s Redis.
     /// - Parameters:
@@ -31,7 +35,7 @@ public final class RedisRateLimitStore: RateLimitStore {
         let interval = limit.map { Self.microseconds($0.interval) } ?? 0
         let tolerance = limit.map { Self.microseconds($0.interval * ($0.burst - 1)) } ?? 0
         let reply = await fleet.run(
-            FleetScripts.reserve, keys: [fleet.key("rate", key)],
+            FleetScripts.reserve, keys: [redisKey(key)],
             arguments: [interval, tolerance, Self.microseconds(maxWait)])
         if case .array(let parts)? = reply, parts.count == 2, let allowed = parts[0].integer,
             let delay = parts[1].integer
@@ -47,7 +51,22 @@ public final class RedisRateLimitStore: RateLimitStore {
     public func pause(_ key: String, for duration: Duration) async {
         alone.pause(key, for: duration)
         _ = await fleet.run(
-            FleetScripts.pause, keys: [fleet.key("rate", key)], arguments: [Self.microseconds(duration)])
+            FleetScripts.pause, keys: [redisKey(key)], arguments: [Self.microseconds(duration)])
+    }
+
+    /// The Lua the store runs for each decision (`EVALSHA`, loaded once per
+    /// connection): for operators who look at what reaches Redis, and for a
+    /// benchmark's raw floor.
+    public static var reserveScript: String { FleetScripts.reserve }
+
+    private func redisKey(_ key: String) -> String {
+        if let known = redisKeys.withLock({ $0[key] }) { return known }
+        let made = fleet.key("rate", key)
+        redisKeys.withLock { keys in
+            if keys.count >= Self.keysKept { keys.removeAll(keepingCapacity: true) }
+            keys[key] = made
+        }
+        return made
     }
 
     /// This instance's share of `limit` while it decides alone.

@@ -45,10 +45,11 @@ enum AttemptStage {
                 now: clock.date,
                 carriesIdempotencyKey: policy.idempotencyKeyField.map { request.head.headerFields[$0] != nil }
                     ?? false)
-            switch decision {
-            case .retry where policy.allowance?.withdrawRetry() == false:
+            if case .retry = decision, let allowance = policy.allowance, await !allowance.withdrawRetry() {
                 throw ErrorMapping.stopped(
                     .retryBudgetExhausted, failure: failure, attempt: number, policy: policy)
+            }
+            switch decision {
             case .retry(let delay):
                 state.emit(.retryScheduled(delay: delay, failure: failure), attempt: number)
                 do {

@@ -33,7 +33,7 @@ struct FailoverStep: AttemptStep {
                     guard left > .zero else { throw error }
                     trying.options.timeout = left
                 }
-                guard state.retryAllowance?.withdrawRetry() != false else { throw error }
+                if let allowance = state.retryAllowance, await !allowance.withdrawRetry() { throw error }
                 state.emit(
                     .failedOver(from: request, to: trying.request.head, failure: error), attempt: given.number
                 )

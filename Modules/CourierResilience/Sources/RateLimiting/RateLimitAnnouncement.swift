@@ -21,6 +21,18 @@ public import HTTPTypes
 /// A quota with requests remaining says nothing: only an exhausted one
 /// (`remaining` 0) or a refusal pauses the key.
 public enum RateLimitAnnouncement {
+    /// Whether `response` can announce anything: a 429 or 503, or a field
+    /// whose name begins `ratelimit` or `x-ratelimit`. A cheap test before
+    /// ``pause(in:now:)`` reads the clock and parses.
+    static func mayAnnounce(_ response: HTTPResponse) -> Bool {
+        let status = response.status.code
+        if status == 429 || status == 503 { return true }
+        return response.headerFields.contains { field in
+            let name = field.name.canonicalName
+            return name.hasPrefix("ratelimit") || name.hasPrefix("x-ratelimit")
+        }
+    }
+
     /// The quiet `response` asks for, at `now`; `nil` when it asks for none.
     public static func pause(in response: HTTPResponse, now: Date) -> Duration? {
         let fields = response.headerFields

@@ -14,8 +14,7 @@ struct RateLimitStep: AttemptStep {
         async throws(CourierError) -> RawResponse
     {
         let head = attempt.request.head
-        let route = "\(state.spec.node.name)/\(state.spec.route.path.template)"
-        let key = limiter.key(for: head, route: route, credentials: state.credentialFields)
+        let key = limiter.key(for: head, state: state)
         let maxWait = limiter.whenLimited == .fail ? .zero : attempt.options.timeout ?? Self.unbounded
         let decision: RateLimitDecision
         do {
@@ -55,7 +54,9 @@ struct RateLimitStep: AttemptStep {
 
     /// Pauses the key for what the response announces.
     private func learn(from response: HTTPResponse, key: String, _ state: CallState) async {
-        guard let pause = RateLimitAnnouncement.pause(in: response, now: state.clock.date), pause > .zero
+        // Most responses announce nothing: no clock, no parsing for them.
+        guard RateLimitAnnouncement.mayAnnounce(response),
+            let pause = RateLimitAnnouncement.pause(in: response, now: state.clock.date), pause > .zero
         else {
             return
         }

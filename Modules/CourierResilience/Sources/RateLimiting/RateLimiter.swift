@@ -65,16 +65,19 @@ public final class RateLimiter: Sendable {
         self.store = store
     }
 
-    /// The key of `request` under ``scope``.
-    func key(for request: HTTPRequest, route: String, credentials: CredentialFields) -> String {
-        let origin = "\(request.scheme ?? "")://\(request.authority ?? "")"
+    /// The key of `request` under ``scope``, in the call `state` describes.
+    func key(for request: HTTPRequest, state: CallState) -> String {
+        var origin = request.scheme ?? ""
+        origin += "://"
+        origin += request.authority ?? ""
         switch scope {
         case .host:
             return origin
         case .endpoint:
-            return "\(origin) \(request.method.rawValue) \(route)"
+            return
+                "\(origin) \(request.method.rawValue) \(state.spec.node.name)/\(state.spec.route.path.template)"
         case .principal:
-            let lines = credentials.lines(request.headerFields)
+            let lines = state.credentialFields.lines(request.headerFields)
             return lines.isEmpty
                 ? "\(origin) anonymous" : "\(origin) principal \(SHA256.hex(Array(lines.utf8)))"
         }
