@@ -82,4 +82,33 @@ enum FleetScripts {
         redis.call('EXPIRE', bucket, window + 1)
         return {1, calls, retries + 1}
         """
+
+    /// An outcome through a closed circuit, counted for the fleet; the
+    /// circuit opened for everyone (`<base>:open`, expiring after the open
+    /// duration) once the window's outcomes cross the threshold, and the
+    /// window's buckets emptied so that counting starts afresh. KEYS[1]: the
+    /// origin's base key. ARGV: the window in seconds, 1 for a failure,
+    /// the minimum outcomes, the threshold in millionths, the open duration
+    /// in milliseconds.
+    static let recordOutcome = """
+        local second = tonumber(redis.call('TIME')[1])
+        local window = tonumber(ARGV[1])
+        local kind = ARGV[2] == '1' and ':f:' or ':s:'
+        local bucket = KEYS[1] .. kind .. second
+        redis.call('INCR', bucket)
+        redis.call('EXPIRE', bucket, window + 1)
+        if redis.call('EXISTS', KEYS[1] .. ':open') == 1 then return 0 end
+        local successes, failures = 0, 0
+        for s = second - window + 1, second do
+          successes = successes + (tonumber(redis.call('GET', KEYS[1] .. ':s:' .. s)) or 0)
+          failures = failures + (tonumber(redis.call('GET', KEYS[1] .. ':f:' .. s)) or 0)
+        end
+        local total = successes + failures
+        if total < tonumber(ARGV[3]) or failures * 1000000 < tonumber(ARGV[4]) * total then return 0 end
+        redis.call('SET', KEYS[1] .. ':open', '1', 'PX', tonumber(ARGV[5]))
+        for s = second - window + 1, second do
+          redis.call('DEL', KEYS[1] .. ':s:' .. s, KEYS[1] .. ':f:' .. s)
+        end
+        return 1
+        """
 }

@@ -110,6 +110,19 @@ public final class FleetState: Sendable {
         worker.post(.script(source: script, keys: keys, arguments: arguments.map { Array(String($0).utf8) }))
     }
 
+    /// Runs a plain command on Redis; `nil` when the instance must decide
+    /// alone (counted, as for a script).
+    func perform(_ command: [[UInt8]]) async -> RedisReply? {
+        do {
+            let reply = try await worker.perform(.command(command))
+            health.answered()
+            return reply
+        } catch {
+            health.decidedAlone()
+            return nil
+        }
+    }
+
     /// Runs `script` on Redis; `nil` when the instance must decide alone
     /// (counted, and said once when Redis goes away).
     func run(_ script: String, keys: [String], arguments: [Int64]) async -> RedisReply? {

@@ -76,14 +76,24 @@ public final class CircuitBreaker: Sendable {
     public let configuration: Configuration
     private let clock: any CourierClock
     private let circuits = Locked<[String: CircuitState]>([:])
+    /// Where the circuits are shared with other processes (CourierFleet's);
+    /// `nil` for this process alone.
+    let shared: (any CircuitSharing)?
 
     /// Creates a breaker; its circuits start closed.
     /// - Parameters:
     ///   - configuration: When circuits open and how they are probed.
     ///   - clock: The clock; `SystemClock()` unless testing.
-    public init(_ configuration: Configuration = .init(), clock: any CourierClock = SystemClock()) {
+    public convenience init(_ configuration: Configuration = .init(), clock: any CourierClock = SystemClock())
+    {
+        self.init(configuration, clock: clock, shared: nil)
+    }
+
+    /// Creates a breaker whose circuits are shared through `shared`.
+    package init(_ configuration: Configuration, clock: any CourierClock, shared: (any CircuitSharing)?) {
         self.configuration = configuration
         self.clock = clock
+        self.shared = shared
     }
 
     /// The circuit of `origin` (`scheme://host:port` as the request names it).
@@ -132,8 +142,21 @@ public final class CircuitBreaker: Sendable {
             underlying: CircuitOpenError(origin: origin, until: until))
     }
 
+    /// The fleet has `origin`'s circuit open for `remaining`: a closed
+    /// circuit here opens until then too.
+    func adopt(_ origin: String, openFor remaining: Duration) {
+        let until = clock.now + remaining
+        circuits.withLock {
+            $0[origin, default: CircuitState(window: configuration.window)].adopt(openUntil: until)
+        }
+    }
+
     /// An admitted attempt ended with `outcome`.
+    /// - Returns: What it said of the server: failed, answered, or nothing
+    ///   (`nil`: cancelled, offline).
+    @discardableResult
     func record(_ origin: String, _ permit: CircuitState.Permit, _ outcome: Result<RawResponse, CourierError>)
+        -> Bool?
     {
         let failed: Bool?
         switch outcome {
@@ -152,6 +175,7 @@ public final class CircuitBreaker: Sendable {
         }
         let now = clock.now
         circuits.withLock { $0[origin]?.record(permit, failed: failed, now: now, configuration) }
+        return failed
     }
 
     private func date(at instant: Duration, now: Duration) -> Date {

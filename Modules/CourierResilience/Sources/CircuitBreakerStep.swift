@@ -12,6 +12,9 @@ struct CircuitBreakerStep: AttemptStep {
     {
         let head = attempt.request.head
         let origin = "\(head.scheme ?? "")://\(head.authority ?? "")"
+        if let shared = breaker.shared, let remaining = await shared.openFor(origin) {
+            breaker.adopt(origin, openFor: remaining)
+        }
         let permit = try breaker.admit(origin, request: head, attempt: attempt.number)
         let outcome: Result<RawResponse, CourierError>
         do throws(CourierError) {
@@ -19,7 +22,10 @@ struct CircuitBreakerStep: AttemptStep {
         } catch {
             outcome = .failure(error)
         }
-        breaker.record(origin, permit, outcome)
+        let failed = breaker.record(origin, permit, outcome)
+        if let shared = breaker.shared, permit == .closed, let failed {
+            shared.record(origin, failed: failed, breaker.configuration)
+        }
         // Moved out, not copied: a copy of a response retains every part of it.
         switch consume outcome {
         case .success(let response): return response

@@ -85,6 +85,14 @@ struct CircuitState: Sendable, Equatable {
         }
     }
 
+    /// Other instances opened the circuit until `until`: a closed circuit
+    /// opens too (its counts start afresh when it closes again); one open
+    /// or probing already keeps its own course.
+    mutating func adopt(openUntil until: Duration) {
+        guard case .closed = phase else { return }
+        phase = .open(until: until)
+    }
+
     private mutating func open(now: Duration, _ configuration: CircuitBreaker.Configuration) {
         phase = .open(until: now + configuration.openDuration)
     }
