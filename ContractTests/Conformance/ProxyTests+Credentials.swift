@@ -9,7 +9,8 @@ import Testing
 /// the origin's: a redirect never changes which proxy credentials are sent
 /// (nor lets the origin's cross to another origin), each hop chooses its
 /// route again, and a request's own `Proxy-Authorization` is refused.
-extension ProxyTests {
+@Suite(.serialized)
+struct ProxyRedirectTests: ProxySuite {
     /// `/redirect-to` on `origin`, sending the client to `target`.
     static func redirect(_ origin: MockServer, to target: String) -> String {
         let query = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target

@@ -10,7 +10,8 @@ import Testing
 /// refuses one when made, as `whatATransportCannotDoFailsWhenItIsMade`
 /// shows). The proxy's trust is its own: its CA and pins are the proxy's
 /// `TLSSettings`, never the transport's, which are the origin's.
-extension ProxyTests {
+@Suite(.serialized)
+struct ProxyTLSTests: ProxySuite {
     static let curlKinds = TransportKind.among(.curl, .curlPollLoop)
 
     static func httpsProxy(

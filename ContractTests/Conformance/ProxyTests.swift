@@ -16,51 +16,11 @@ import Testing
 /// proxy was sent, and with which credential fields) and the origin's own
 /// (what came out of the proxy) — never what Courier says it sent. Each
 /// case has a squid of its own; one case at a time, so that the suite adds
-/// one proxy's load to a busy run, not thirty.
+/// one proxy's load to a busy run, not thirty (the suites of
+/// `ProxyTests+HTTPS.swift` and `ProxyTests+Credentials.swift` run beside
+/// this one, each a squid at a time).
 @Suite(.serialized)
-struct ProxyTests {
-    /// The transports that go through proxies: FoundationNetworking's
-    /// URLSession cannot (its own test says so).
-    static let kinds = TransportKind.among(.curl, .curlPollLoop, .asyncHTTPClient)
-
-    static let good = Proxy.Credentials(user: SquidProxy.user, password: SquidProxy.password)
-
-    /// A transport of `kind` going through `proxy`, shut down after `body`.
-    func withTransport<T: Sendable>(
-        _ kind: TransportKind, _ proxy: ProxyConfiguration, tls: TLSSettings = .system,
-        _ body: (APIClient) async throws -> T
-    ) async throws -> T {
-        func client(_ transport: any Transport) -> APIClient {
-            APIClient(configuration: .init(transport: transport, validation: .anyStatus, timeout: hangGuard))
-        }
-        switch kind {
-        case .curl, .curlPollLoop:
-            let configuration = CurlTransport.Configuration(
-                proxy: proxy, tls: tls, eventLoop: kind == .curl ? .automatic : .poll)
-            return try await withCurlTransport(configuration: configuration) { try await body(client($0)) }
-        case .asyncHTTPClient:
-            let configuration = AsyncHTTPClientTransport.Configuration(
-                tls: tls, connectTimeout: .seconds(120), proxy: proxy)
-            return try await withAsyncHTTPClientTransport(configuration: configuration) {
-                try await body(client($0))
-            }
-        case .urlSession:
-            throw SquidError("URLSessionTransport goes through no proxy on this platform")
-        }
-    }
-
-    func through(_ port: Int, _ credentials: Proxy.Credentials? = nil) -> ProxyConfiguration {
-        .through(Proxy(.http, host: "127.0.0.1", port: port, credentials: credentials))
-    }
-
-    static func get(_ url: String, headers: HTTPFields = [:]) -> Endpoint<RawResponse> {
-        Endpoint(.get("/"), on: Node("origin", baseURL: url), headers: headers)
-    }
-
-    static func transportCode(_ error: CourierError?) -> TransportError.Code? {
-        (error?.underlying as? TransportError)?.code
-    }
-
+struct ProxyTests: ProxySuite {
     // MARK: - Plain requests
 
     @Test(arguments: kinds)
@@ -159,111 +119,55 @@ struct ProxyTests {
             #expect(origin.journal.entries.isEmpty)
         }
     }
+}
 
-    // MARK: - Tunnels
+/// What the proxy suites share: the transports that go through proxies, a
+/// client on one of them routed by a `ProxyConfiguration`, and the request
+/// they send.
+protocol ProxySuite {}
 
-    @Test(arguments: kinds)
-    func httpsGoesThroughATunnelThatCarriesNoProxyCredentialsInside(kind: TransportKind) async throws {
-        let fixture = try await TLSFixture.make()
-        defer { fixture.remove() }
-        let origin = try await TLSOrigin.start(fixture)
-        let originPort = origin.port
-        let url = "https://127.0.0.1:\(originPort)"
-        let (status, log) = try await withSquid(.required) { squid in
-            try await withTransport(
-                kind, through(squid.port, Self.good), tls: TLSSettings(caBundlePath: fixture.caPath)
-            ) {
-                client in
-                try await client.send(Self.get(url, headers: [.authorization: "Bearer origin-token"]))
-                    .statusCode
-            }
-        }
-        await origin.stop()
-        #expect(status == 200)
-        // Inside the tunnel: the origin's credential, never the proxy's.
-        let arrived = try #require(origin.requests.first)
-        #expect(arrived.value("Authorization") == "Bearer origin-token")
-        #expect(arrived.value("Proxy-Authorization") == nil)
-        #expect(arrived.value("Via") == nil)
-        // On the CONNECT: the proxy's credential, never the origin's.
-        let connect = try #require(log.first { $0.method == "CONNECT" && $0.status == 200 })
-        #expect(connect.url == "127.0.0.1:\(originPort)")
-        #expect(connect.proxyAuthorization?.hasPrefix("Basic ") == true)
-        #expect(connect.authorization == nil)
-        #expect(log.allSatisfy { $0.authorization == nil })
+extension ProxySuite {
+    /// The transports that go through proxies: FoundationNetworking's
+    /// URLSession cannot (its own test says so).
+    static var kinds: [TransportKind] { TransportKind.among(.curl, .curlPollLoop, .asyncHTTPClient) }
+
+    static var good: Proxy.Credentials {
+        Proxy.Credentials(user: SquidProxy.user, password: SquidProxy.password)
     }
 
-    @Test(arguments: kinds)
-    func aRefusedConnectCarriesTheProxysStatus(kind: TransportKind) async throws {
-        let (closed, (error, log)) = try await withRefusingPort { closed in
-            (
-                closed,
-                try await withSquid { squid in
-                    await #expect(throws: CourierError.self) {
-                        try await withTransport(kind, through(squid.port)) { client in
-                            try await client.send(Self.get("https://127.0.0.1:\(closed)"))
-                        }
-                    }
-                }
-            )
+    /// A transport of `kind` going through `proxy`, shut down after `body`.
+    func withTransport<T: Sendable>(
+        _ kind: TransportKind, _ proxy: ProxyConfiguration, tls: TLSSettings = .system,
+        _ body: (APIClient) async throws -> T
+    ) async throws -> T {
+        func client(_ transport: any Transport) -> APIClient {
+            APIClient(configuration: .init(transport: transport, validation: .anyStatus, timeout: hangGuard))
         }
-        #expect(Self.transportCode(error) == .proxyTunnelFailed)
-        if kind.isCurl {
-            #expect((error?.underlying as? TransportError)?.message.contains("503") == true)
-        }
-        #expect(log.map(\.description) == ["CONNECT 127.0.0.1:\(closed) 503"])
-    }
-
-    @Test(arguments: kinds)
-    func aTunnelWithoutCredentialsIsATypedError(kind: TransportKind) async throws {
-        let (error, _) = try await withRefusingPort { closed in
-            try await withSquid(.required) { squid in
-                await #expect(throws: CourierError.self) {
-                    try await withTransport(kind, through(squid.port)) { client in
-                        try await client.send(Self.get("https://127.0.0.1:\(closed)"))
-                    }
-                }
+        switch kind {
+        case .curl, .curlPollLoop:
+            let configuration = CurlTransport.Configuration(
+                proxy: proxy, tls: tls, eventLoop: kind == .curl ? .automatic : .poll)
+            return try await withCurlTransport(configuration: configuration) { try await body(client($0)) }
+        case .asyncHTTPClient:
+            let configuration = AsyncHTTPClientTransport.Configuration(
+                tls: tls, connectTimeout: .seconds(120), proxy: proxy)
+            return try await withAsyncHTTPClientTransport(configuration: configuration) {
+                try await body(client($0))
             }
-        }
-        #expect(Self.transportCode(error) == .proxyAuthenticationFailed)
-    }
-
-    // MARK: - What only some transports can do
-
-    @Test(arguments: TransportKind.among(.curl, .curlPollLoop))
-    func digestCredentialsAnswerTheProxysChallenge(kind: TransportKind) async throws {
-        try await withMockServer { origin async throws in
-            let digest = Proxy.Credentials(
-                user: SquidProxy.user, password: SquidProxy.password, scheme: .digest)
-            let (status, log) = try await withSquid(.required) { squid in
-                try await withTransport(kind, through(squid.port, digest)) { client in
-                    try await client.send(Self.get("\(origin.baseURL)/anything/digest")).statusCode
-                }
-            }
-            #expect(status == 200)
-            // The challenge, then the answer: no password on the wire.
-            #expect(log.map { $0.status } == [407, 200])
-            let answer = try #require(log.last?.proxyAuthorization)
-            #expect(answer.hasPrefix("Digest ") && answer.contains("response="))
-            #expect(!answer.contains(SquidProxy.password))
+        case .urlSession:
+            throw SquidError("URLSessionTransport goes through no proxy on this platform")
         }
     }
 
-    @Test func whatATransportCannotDoFailsWhenItIsMade() throws {
-        let digest = Proxy(
-            .http, host: "127.0.0.1", port: 1, credentials: .init(user: "u", password: "p", scheme: .digest))
-        #expect(throws: TransportError.self) {
-            _ = try AsyncHTTPClientTransport(configuration: .init(proxy: .through(digest)))
-        }
-        #expect(throws: TransportError.self) {
-            _ = try AsyncHTTPClientTransport(configuration: .init(proxy: .through(Proxy(.https, host: "p"))))
-        }
-        #if canImport(FoundationNetworking)
-            let error = #expect(throws: TransportError.self) {
-                _ = try URLSessionTransport(proxy: .through(Proxy(.http, host: "127.0.0.1", port: 1)))
-            }
-            #expect(error?.code == .unsupported)
-            #expect(error?.message.contains("proxy") == true)
-        #endif
+    func through(_ port: Int, _ credentials: Proxy.Credentials? = nil) -> ProxyConfiguration {
+        .through(Proxy(.http, host: "127.0.0.1", port: port, credentials: credentials))
+    }
+
+    static func get(_ url: String, headers: HTTPFields = [:]) -> Endpoint<RawResponse> {
+        Endpoint(.get("/"), on: Node("origin", baseURL: url), headers: headers)
+    }
+
+    static func transportCode(_ error: CourierError?) -> TransportError.Code? {
+        (error?.underlying as? TransportError)?.code
     }
 }
