@@ -75,6 +75,7 @@ public final class FleetState: Sendable {
     let worker: RedisWorker
     let health: FleetHealth
     private let prefix: String
+    private let keys = Locked<[String: String]>([:])
 
     /// Creates the fleet's link; it connects on first use, so an instance
     /// starts (deciding alone) while Redis is down.
@@ -100,41 +101,53 @@ public final class FleetState: Sendable {
 
     /// The Redis key of `name` in the family `kind`: digested, so that no
     /// host name or principal is written out, and fixed in length.
+    /// Made once per name (kept until ``keysKept`` pile up: principals come
+    /// and go), not on every decision.
     func key(_ kind: String, _ name: String) -> String {
-        prefix + kind + ":" + SHA256.hex(Array(name.utf8))
+        let full = kind + ":" + name
+        if let known = keys.withLock({ $0[full] }) { return known }
+        let made = prefix + kind + ":" + SHA256.hex(Array(name.utf8))
+        keys.withLock { keys in
+            if keys.count >= Self.keysKept { keys.removeAll(keepingCapacity: true) }
+            keys[full] = made
+        }
+        return made
     }
+
+    /// The most Redis key names ``key(_:_:)`` keeps.
+    static let keysKept = 4_096
 
     /// Sends `script` without waiting for its reply (it goes out with the
     /// next batch): for counting no caller waits on.
     func post(_ script: String, keys: [String], arguments: [Int64]) {
-        worker.post(.script(source: script, keys: keys, arguments: arguments.map { Array(String($0).utf8) }))
+        worker.post(Self.script(script, keys, arguments))
     }
 
     /// Runs a plain command on Redis; `nil` when the instance must decide
     /// alone (counted, as for a script).
     func perform(_ command: [[UInt8]]) async -> RedisReply? {
+        await ask(.command(command))
+    }
+
+    /// Runs `script` on Redis; `nil` when the instance must decide alone
+    /// (counted, and said once when Redis goes away).
+    func run(_ script: String, keys: [String], arguments: [Int64]) async -> RedisReply? {
+        await ask(Self.script(script, keys, arguments))
+    }
+
+    private func ask(_ request: RedisWorker.Request) async -> RedisReply? {
         do {
-            let reply = try await worker.perform(.command(command))
-            health.answered()
-            return reply
+            return try await worker.perform(request)
         } catch {
             health.decidedAlone()
             return nil
         }
     }
 
-    /// Runs `script` on Redis; `nil` when the instance must decide alone
-    /// (counted, and said once when Redis goes away).
-    func run(_ script: String, keys: [String], arguments: [Int64]) async -> RedisReply? {
-        do {
-            let reply = try await worker.perform(
-                .script(source: script, keys: keys, arguments: arguments.map { Array(String($0).utf8) }))
-            health.answered()
-            return reply
-        } catch {
-            health.decidedAlone()
-            return nil
-        }
+    private static func script(_ source: String, _ keys: [String], _ arguments: [Int64])
+        -> RedisWorker.Request
+    {
+        .script(source: source, keys: keys, arguments: arguments.map { Array(String($0).utf8) })
     }
 }
 
@@ -156,12 +169,6 @@ final class FleetHealth: RedisHealthObserver {
     }
 
     var isUp: Bool { state.load(ordering: .relaxed) }
-
-    func answered() {
-        if !state.exchange(true, ordering: .relaxed) {
-            up.record(1)
-        }
-    }
 
     /// A decision made without Redis (down, slow, or too busy).
     func decidedAlone() { local.increment() }

@@ -15,10 +15,6 @@ public import CourierResilience
 public final class RedisRateLimitStore: RateLimitStore {
     private let fleet: FleetState
     private let alone: LocalRateLimitStore
-    /// Redis keys by limiter key: a digest per key, not per decision
-    /// (emptied when it grows past ``keysKept``: principals come and go).
-    private let redisKeys = Locked<[String: String]>([:])
-    static let keysKept = 4_096
 
     /// A store on `fleet`'s Redis.
     /// - Parameters:
@@ -33,7 +29,7 @@ public final class RedisRateLimitStore: RateLimitStore {
     /// this instance's share while Redis is away.
     public func reserve(_ key: String, limit: RateLimit?, maxWait: Duration) async -> RateLimitDecision {
         let interval = limit.map { Self.microseconds($0.interval) } ?? 0
-        let tolerance = limit.map { Self.microseconds($0.interval * ($0.burst - 1)) } ?? 0
+        let tolerance = limit.map { Self.microseconds($0.tolerance) } ?? 0
         let reply = await fleet.run(
             FleetScripts.reserve, keys: [redisKey(key)],
             arguments: [interval, tolerance, Self.microseconds(maxWait)])
@@ -59,15 +55,7 @@ public final class RedisRateLimitStore: RateLimitStore {
     /// benchmark's raw floor.
     public static var reserveScript: String { FleetScripts.reserve }
 
-    private func redisKey(_ key: String) -> String {
-        if let known = redisKeys.withLock({ $0[key] }) { return known }
-        let made = fleet.key("rate", key)
-        redisKeys.withLock { keys in
-            if keys.count >= Self.keysKept { keys.removeAll(keepingCapacity: true) }
-            keys[key] = made
-        }
-        return made
-    }
+    private func redisKey(_ key: String) -> String { fleet.key("rate", key) }
 
     /// This instance's share of `limit` while it decides alone.
     func share(_ limit: RateLimit) -> RateLimit {

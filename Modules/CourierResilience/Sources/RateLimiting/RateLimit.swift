@@ -31,7 +31,7 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
 
     /// How far ahead of its theoretical time a request may go: `burst - 1`
     /// intervals.
-    var tolerance: Duration { interval * (burst - 1) }
+    package var tolerance: Duration { interval * (burst - 1) }
 
     /// `100 per 1.0 seconds, burst 100`.
     public var description: String { "\(requests) per \(period), burst \(burst)" }
