@@ -143,10 +143,14 @@ extension ProxySuite {
         func client(_ transport: any Transport) -> APIClient {
             APIClient(configuration: .init(transport: transport, validation: .anyStatus, timeout: hangGuard))
         }
+        // Connect timeouts as hang guards, not deadlines: a TLS handshake
+        // through squid to the origin took over libcurl's default 10 s under
+        // ThreadSanitizer with the other lane and three more squids running.
         switch kind {
         case .curl, .curlPollLoop:
-            let configuration = CurlTransport.Configuration(
+            var configuration = CurlTransport.Configuration(
                 proxy: proxy, tls: tls, eventLoop: kind == .curl ? .automatic : .poll)
+            configuration.connectTimeoutMilliseconds = 120_000
             return try await withCurlTransport(configuration: configuration) { try await body(client($0)) }
         case .asyncHTTPClient:
             let configuration = AsyncHTTPClientTransport.Configuration(
