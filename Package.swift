@@ -419,9 +419,11 @@ let package = Package(
         .target(
             name: "CourierFleet",
             dependencies: [
-                "CourierCore", "CourierResilience", "CourierRedis",
+                "CourierCore", "CourierResilience", "CourierRedis", "CourierAuthentication",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .target(
+                    name: "CCrypto", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
             ],
             path: "Modules/CourierFleet/Sources"
         ),

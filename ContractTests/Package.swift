@@ -105,6 +105,7 @@ let package = Package(
         .executableTarget(
             name: "courier-fleet-probe",
             dependencies: [
+                .product(name: "CourierAuthentication", package: "Courier"),
                 .product(name: "CourierCurl", package: "Courier"),
                 .product(name: "CourierFleet", package: "Courier"),
             ],

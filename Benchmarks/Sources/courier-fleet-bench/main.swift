@@ -9,7 +9,7 @@
 
 import BenchSupport
 import CBenchHiredis
-import CourierCore
+@_spi(Locking) import CourierCore
 import CourierFleet
 import CourierResilience
 import CourierTesting
@@ -131,3 +131,46 @@ for workload in Workload.allCases {
 print(
     String(format: "local limiter per call (median of per-round differences): %.2f µs", median(limiterCost)))
 print(String(format: "Redis decision ÷ raw EVALSHA (median of per-round ratios): %.2f×", median(redisRatio)))
+
+// How close to a per-second limit a fleet runs with `.wait`: four instances
+// (each its own FleetState: its own connection and thread) share 400 calls
+// a second on Redis, burst 1, each sending 200 calls one after another over
+// a stub that stamps each arrival. The rate is arrivals ÷ the span between
+// the first and the last, over the limit; once, after the rounds.
+final class Arrivals: Sendable {
+    let stamps = Locked<[ContinuousClock.Instant]>([])
+    var transport: StubTransport {
+        StubTransport { [self] _ in
+            stamps.withLock { $0.append(ContinuousClock.now) }
+            return .json("{}")
+        }
+    }
+}
+let arrivals = Arrivals()
+let fleetLimit = RateLimit(requests: 400, per: .seconds(1), burst: 1)
+let instances = (0..<4).map { _ in
+    var configuration = APIClient.Configuration(transport: arrivals.transport)
+    configuration.rateLimiter = RateLimiter(
+        fleetLimit, per: .host, whenLimited: .wait,
+        store: RedisRateLimitStore(
+            FleetState(
+                .init(
+                    endpoint: .tcp(host: "127.0.0.1", port: redisPort),
+                    namespace: "bench-rate-\(rounds)-\(calls)",
+                    expectedInstances: 4, commandTimeout: .seconds(5)))))
+    return APIClient(configuration: configuration)
+}
+try await withThrowingTaskGroup(of: Void.self) { group in
+    for client in instances {
+        group.addTask { for _ in 0..<200 { _ = try await client.send(endpoint) } }
+    }
+    try await group.waitForAll()
+}
+let stamps = arrivals.stamps.withLock { $0 }.sorted()
+if let first = stamps.first, let last = stamps.last, stamps.count > 1 {
+    let rate = Double(stamps.count - 1) / seconds(last - first)
+    print(
+        String(
+            format: "4 instances, .wait, 400/s shared on Redis: %.1f calls/s over %d calls = %.3f× the limit",
+            rate, stamps.count, rate / 400))
+}

@@ -60,6 +60,9 @@ public final class MockServer: Sendable {
         /// The seed of the values made from the document's schemas: the same
         /// seed, the same answers.
         public var openAPISeed: UInt64 = 0
+        /// A limit per client key, announced with the IETF `RateLimit`
+        /// fields and enforced with `429` (``MockRateLimit``); `nil`: none.
+        public var rateLimit: MockRateLimit?
 
         /// Creates a configuration; every argument has a default.
         public init(

@@ -68,6 +68,16 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The seed of the values made from the OpenAPI document's schemas.")
     var seed: UInt64 = 0
 
+    @Option(
+        help: """
+            A rate limit per client, REQUESTS/SECONDS (e.g. 100/60): announced with the IETF \
+            RateLimit and RateLimit-Policy fields, a request over it answered 429 with Retry-After.
+            """)
+    var rateLimit: String?
+
+    @Option(help: "Who --rate-limit counts a request for: remote (the client's address) or header:NAME.")
+    var rateLimitKey = "remote"
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -90,6 +100,11 @@ struct Serve: AsyncParsableCommand {
     func validate() throws {
         if writeContracts != nil, wiremock == nil {
             throw ValidationError("--write-contracts converts the mappings given with --wiremock")
+        }
+        if let rateLimit, MockRateLimit(spec: rateLimit, key: rateLimitKey) == nil {
+            throw ValidationError(
+                "--rate-limit takes REQUESTS/SECONDS (e.g. 100/60) and --rate-limit-key remote or header:NAME"
+            )
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
@@ -117,6 +132,7 @@ struct Serve: AsyncParsableCommand {
             configuration.refusesForbiddenRequests = refuseForbidden
             configuration.openAPI = openapi.map { URL(fileURLWithPath: $0) }
             configuration.openAPISeed = seed
+            configuration.rateLimit = rateLimit.flatMap { MockRateLimit(spec: $0, key: rateLimitKey) }
             server = try await MockServer.start(configuration)
         } catch let error as ContractError {
             throw ValidationError("bad contract: \(error)")

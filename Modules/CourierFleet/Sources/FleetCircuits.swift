@@ -39,7 +39,8 @@ extension CircuitBreaker {
     /// instance's breaker decides alone.
     /// - Parameters:
     ///   - configuration: When circuits open and how they are probed;
-    ///     the window counts in whole seconds.
+    ///     the window counts in whole seconds, in at most ten buckets
+    ///     (a minute's window slides six seconds at a time).
     ///   - fleet: The fleet's shared state.
     ///   - clock: The clock of each instance's own circuits.
     public convenience init(

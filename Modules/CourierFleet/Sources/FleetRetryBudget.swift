@@ -35,7 +35,10 @@ public final class FleetRetryBudget: RetryAllowance {
     ///   - name: Which budget, when the fleet keeps several (one per service).
     ///   - ratio: The share of calls that may be retried.
     ///   - minimumPerSecond: Retries always allowed per second, fleet-wide.
-    ///   - window: How long calls and retries count; rounded up to whole seconds.
+    ///   - window: How long calls and retries count; rounded up to whole
+    ///     seconds. On Redis a window is at most ten buckets (a minute's
+    ///     window slides six seconds at a time), so each retry asked costs
+    ///     the same whatever the window.
     public init(
         _ fleet: FleetState, name: String = "default", ratio: Double = 0.2, minimumPerSecond: Int = 1,
         window: Duration = .seconds(10)

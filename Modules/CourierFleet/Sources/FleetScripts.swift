@@ -3,6 +3,12 @@
 /// (`TIME`) so that every instance's decision uses one clock. Numbers are
 /// microseconds; Redis' Lua has doubles, exact to 2⁵³ µs (285 years), and
 /// values are written with `%.0f` so that none is shortened to an exponent.
+///
+/// The retry budget and the circuits count in buckets: a window of `W`
+/// seconds is at most ten buckets of `ceil(W / 10)` seconds each (one
+/// second for windows up to ten), so a script reads at most ten keys
+/// whatever the window — an hour's window costs what ten seconds' does.
+/// The window then slides a bucket at a time.
 enum FleetScripts {
     /// The generic cell rate algorithm of `RateLimitCell`, on a hash of two
     /// fields: `t` (the theoretical arrival time) and `p` (paused until).
@@ -50,15 +56,16 @@ enum FleetScripts {
         return 1
         """
 
-    /// A call counted in the retry budget's window: `INCR` of this second's
+    /// A call counted in the retry budget's window: `INCR` of the current
     /// bucket. KEYS[1]: the budget's base key. ARGV[1]: the window in seconds.
     /// Bucket keys are the base key and a suffix: one hash slot (the
     /// namespace's `{…}` tag).
     static let recordCall = """
-        local second = tonumber(redis.call('TIME')[1])
-        local bucket = KEYS[1] .. ':c:' .. second
+        local window = tonumber(ARGV[1])
+        local width = math.max(1, math.ceil(window / 10))
+        local bucket = KEYS[1] .. ':c:' .. math.floor(tonumber(redis.call('TIME')[1]) / width)
         redis.call('INCR', bucket)
-        redis.call('EXPIRE', bucket, tonumber(ARGV[1]) + 1)
+        redis.call('EXPIRE', bucket, window + width)
         return 1
         """
 
@@ -68,18 +75,19 @@ enum FleetScripts {
     /// window in seconds, the ratio in millionths, the minimum per second.
     /// Returns `{granted, calls, retries}`.
     static let withdrawRetry = """
-        local second = tonumber(redis.call('TIME')[1])
         local window = tonumber(ARGV[1])
+        local width = math.max(1, math.ceil(window / 10))
+        local now = math.floor(tonumber(redis.call('TIME')[1]) / width)
         local calls, retries = 0, 0
-        for s = second - window + 1, second do
-          calls = calls + (tonumber(redis.call('GET', KEYS[1] .. ':c:' .. s)) or 0)
-          retries = retries + (tonumber(redis.call('GET', KEYS[1] .. ':r:' .. s)) or 0)
+        for b = now - math.ceil(window / width) + 1, now do
+          calls = calls + (tonumber(redis.call('GET', KEYS[1] .. ':c:' .. b)) or 0)
+          retries = retries + (tonumber(redis.call('GET', KEYS[1] .. ':r:' .. b)) or 0)
         end
         local allowed = tonumber(ARGV[3]) * window + tonumber(ARGV[2]) * calls / 1000000
         if retries + 1 > allowed then return {0, calls, retries} end
-        local bucket = KEYS[1] .. ':r:' .. second
+        local bucket = KEYS[1] .. ':r:' .. now
         redis.call('INCR', bucket)
-        redis.call('EXPIRE', bucket, window + 1)
+        redis.call('EXPIRE', bucket, window + width)
         return {1, calls, retries + 1}
         """
 
@@ -91,24 +99,61 @@ enum FleetScripts {
     /// the minimum outcomes, the threshold in millionths, the open duration
     /// in milliseconds.
     static let recordOutcome = """
-        local second = tonumber(redis.call('TIME')[1])
         local window = tonumber(ARGV[1])
+        local width = math.max(1, math.ceil(window / 10))
+        local now = math.floor(tonumber(redis.call('TIME')[1]) / width)
+        local first = now - math.ceil(window / width) + 1
         local kind = ARGV[2] == '1' and ':f:' or ':s:'
-        local bucket = KEYS[1] .. kind .. second
+        local bucket = KEYS[1] .. kind .. now
         redis.call('INCR', bucket)
-        redis.call('EXPIRE', bucket, window + 1)
+        redis.call('EXPIRE', bucket, window + width)
         if redis.call('EXISTS', KEYS[1] .. ':open') == 1 then return 0 end
         local successes, failures = 0, 0
-        for s = second - window + 1, second do
-          successes = successes + (tonumber(redis.call('GET', KEYS[1] .. ':s:' .. s)) or 0)
-          failures = failures + (tonumber(redis.call('GET', KEYS[1] .. ':f:' .. s)) or 0)
+        for b = first, now do
+          successes = successes + (tonumber(redis.call('GET', KEYS[1] .. ':s:' .. b)) or 0)
+          failures = failures + (tonumber(redis.call('GET', KEYS[1] .. ':f:' .. b)) or 0)
         end
         local total = successes + failures
         if total < tonumber(ARGV[3]) or failures * 1000000 < tonumber(ARGV[4]) * total then return 0 end
         redis.call('SET', KEYS[1] .. ':open', '1', 'PX', tonumber(ARGV[5]))
-        for s = second - window + 1, second do
-          redis.call('DEL', KEYS[1] .. ':s:' .. s, KEYS[1] .. ':f:' .. s)
+        for b = first, now do
+          redis.call('DEL', KEYS[1] .. ':s:' .. b, KEYS[1] .. ':f:' .. b)
         end
         return 1
+        """
+
+    /// A turn at refreshing the fleet's credential: when nobody holds the
+    /// lock (`<base>:lock`), a new fencing token counted up in
+    /// `<base>:fence` becomes the lock's value, for ARGV[1] milliseconds.
+    /// KEYS[1]: the scope's base key. Returns the token, or 0 when the
+    /// lock is held.
+    static let acquireTurn = """
+        local lock = KEYS[1] .. ':lock'
+        if redis.call('EXISTS', lock) == 1 then return 0 end
+        local fence = redis.call('INCR', KEYS[1] .. ':fence')
+        redis.call('SET', lock, fence, 'PX', tonumber(ARGV[1]))
+        return fence
+        """
+
+    /// A refreshed credential stored (`<base>:value`, fields `f`: the
+    /// fencing token, `c`: the sealed credential) for ARGV[3] milliseconds —
+    /// only by the lock's holder (ARGV[1] its token) and only over an older
+    /// token's credential. KEYS[1]: the scope's base key. Returns 1 when stored.
+    static let storeCredential = """
+        if redis.call('GET', KEYS[1] .. ':lock') ~= ARGV[1] then return 0 end
+        local value = KEYS[1] .. ':value'
+        local written = tonumber(redis.call('HGET', value, 'f')) or 0
+        if written >= tonumber(ARGV[1]) then return 0 end
+        redis.call('HSET', value, 'f', ARGV[1], 'c', ARGV[2])
+        redis.call('PEXPIRE', value, tonumber(ARGV[3]))
+        return 1
+        """
+
+    /// The lock let go by its holder (ARGV[1] its token) alone.
+    /// KEYS[1]: the scope's base key.
+    static let releaseTurn = """
+        local lock = KEYS[1] .. ':lock'
+        if redis.call('GET', lock) ~= ARGV[1] then return 0 end
+        return redis.call('DEL', lock)
         """
 }

@@ -13,7 +13,8 @@ import Synchronization
 /// whole budget), and while the server is away each instance decides alone
 /// with its share of every limit (the limit ÷
 /// ``Configuration/expectedInstances``), logging one warning when it goes
-/// and one notice when it is back, counting each decision made alone.
+/// and one notice when it is back (and telling its ``FleetMonitor``s),
+/// counting each decision made alone.
 ///
 /// ```swift
 /// let fleet = FleetState(.init(endpoint: .tcp(host: "redis.internal"), namespace: "shop-api", expectedInstances: 20))
@@ -45,9 +46,12 @@ public final class FleetState: Sendable {
         public var maxPendingOperations: Int
         /// Where losing and regaining the server is said.
         public var logger: Logger
-        /// Where `courier_fleet_local_decisions_total` and
-        /// `courier_fleet_shared_up` go.
+        /// Where `courier_fleet_local_decisions_total`,
+        /// `courier_fleet_fallbacks_total` and `courier_fleet_shared_up` go.
         public var metricsFactory: any MetricsFactory
+        /// Told each time the instance falls back to deciding alone and
+        /// each time it returns to the fleet.
+        public var monitors: [any FleetMonitor]
 
         /// A configuration with the defaults above.
         public init(
@@ -55,7 +59,7 @@ public final class FleetState: Sendable {
             expectedInstances: Int, commandTimeout: Duration = .milliseconds(50),
             connectTimeout: Duration = .milliseconds(250), reconnectDelay: Duration = .seconds(1),
             maxPendingOperations: Int = 1024, logger: Logger = Logger(label: "courier.fleet"),
-            metricsFactory: any MetricsFactory = MetricsSystem.factory
+            metricsFactory: any MetricsFactory = MetricsSystem.factory, monitors: [any FleetMonitor] = []
         ) {
             self.endpoint = endpoint
             self.credentials = credentials
@@ -67,6 +71,7 @@ public final class FleetState: Sendable {
             self.maxPendingOperations = maxPendingOperations
             self.logger = logger
             self.metricsFactory = metricsFactory
+            self.monitors = monitors
         }
     }
 
@@ -135,6 +140,12 @@ public final class FleetState: Sendable {
         await ask(Self.script(script, keys, arguments))
     }
 
+    /// Runs `script` with byte arguments (a sealed credential); `nil` when
+    /// the instance must decide alone.
+    func run(_ script: String, keys: [String], byteArguments: [[UInt8]]) async -> RedisReply? {
+        await ask(.script(source: script, keys: keys, arguments: byteArguments))
+    }
+
     private func ask(_ request: RedisWorker.Request) async -> RedisReply? {
         do {
             return try await worker.perform(request)
@@ -155,6 +166,7 @@ public final class FleetState: Sendable {
 final class FleetHealth: RedisHealthObserver {
     private let configuration: FleetState.Configuration
     private let local: Counter
+    private let fallbacks: Counter
     private let up: Gauge
     private let state = Atomic(true)
 
@@ -163,6 +175,9 @@ final class FleetHealth: RedisHealthObserver {
         let dimensions = [("namespace", configuration.namespace)]
         local = Counter(
             label: "courier_fleet_local_decisions_total", dimensions: dimensions,
+            factory: configuration.metricsFactory)
+        fallbacks = Counter(
+            label: "courier_fleet_fallbacks_total", dimensions: dimensions,
             factory: configuration.metricsFactory)
         up = Gauge(
             label: "courier_fleet_shared_up", dimensions: dimensions, factory: configuration.metricsFactory)
@@ -179,6 +194,8 @@ final class FleetHealth: RedisHealthObserver {
     func wentDown(reason: String) {
         state.store(false, ordering: .relaxed)
         up.record(0)
+        fallbacks.increment()
+        for monitor in configuration.monitors { monitor.fleetEvent(.fellBack(reason: reason)) }
         configuration.logger.warning(
             "the fleet's shared state is unavailable; this instance keeps 1/\(configuration.expectedInstances) of every limit until it is back",
             metadata: ["endpoint": "\(configuration.endpoint)", "reason": "\(reason)"])
@@ -186,6 +203,7 @@ final class FleetHealth: RedisHealthObserver {
 
     func recovered() {
         state.store(true, ordering: .relaxed)
+        for monitor in configuration.monitors { monitor.fleetEvent(.returned) }
         configuration.logger.notice(
             "the fleet's shared state is back", metadata: ["endpoint": "\(configuration.endpoint)"])
     }

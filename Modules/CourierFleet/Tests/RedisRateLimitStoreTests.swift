@@ -96,4 +96,37 @@ import Testing
         #expect(await store.reserve("k", limit: Self.limit, maxWait: .zero) == .go(after: .zero))
         #expect(!fleet.isShared)
     }
+
+    /// Records what a fleet tells its monitors.
+    final class Monitor: FleetMonitor {
+        let events = Locked<[FleetEvent]>([])
+        func fleetEvent(_ event: FleetEvent) { events.withLock { $0.append(event) } }
+        var kinds: [String] {
+            events.withLock { $0 }.map { if case .fellBack = $0 { "fellBack" } else { "returned" } }
+        }
+    }
+
+    /// Monitors are told once when the instance falls back (not once per
+    /// decision made alone) and once when it returns.
+    @Test func monitorsSeeTheFallbackAndTheReturn() async throws {
+        let server = try await RedisTestServer.start()
+        let monitor = Monitor()
+        let fleet = FleetState(
+            .init(
+                endpoint: .tcp(host: "127.0.0.1", port: server.port), namespace: "fleet-tests",
+                expectedInstances: 2, commandTimeout: .seconds(10), reconnectDelay: .zero, monitors: [monitor]
+            ))
+        let store = RedisRateLimitStore(fleet)
+        _ = await store.reserve("m", limit: Self.limit, maxWait: .zero)
+        #expect(monitor.kinds.isEmpty)
+        await server.kill()
+        _ = await store.reserve("m", limit: Self.limit, maxWait: .zero)
+        _ = await store.reserve("m", limit: Self.limit, maxWait: .zero)
+        #expect(monitor.kinds == ["fellBack"])
+        try await server.launch()
+        _ = await store.reserve("m", limit: Self.limit, maxWait: .zero)
+        #expect(monitor.kinds == ["fellBack", "returned"])
+        #expect(fleet.isShared)
+        await server.stop()
+    }
 }

@@ -19,6 +19,17 @@ struct Dispatcher {
             let response = AdminAPI(core: core).handle(request, remoteAddress: remoteAddress)
             return Answer(plan: .make(response, delayMs: 0, keepAlive: keepAlive), journal: nil)
         }
+        let limited = core.rateLimits.flatMap { $0.count(request, remoteAddress: remoteAddress) }
+        if let limited, !limited.allowed, let windows = core.rateLimits {
+            var fields = JournalFields(status: 429)
+            fields.fault = "rate limited"
+            let refusal = StubResponse(
+                status: 429,
+                headers: [("Content-Type", "text/plain; charset=utf-8")] + windows.fields(limited),
+                body: Array("rate limit exceeded; try again in \(limited.reset) s".utf8))
+            fields.response = RecordedResponse(planned: refusal)
+            return Answer(plan: .make(refusal, delayMs: 0, keepAlive: keepAlive), journal: fields)
+        }
         if core.configuration.refusesForbiddenRequests, let rule = WireRules.violation(request) {
             core.logger.info(
                 "refused request",
@@ -41,7 +52,11 @@ struct Dispatcher {
         let (specCheck, refusal) = checkAgainstSpec(request, keepAlive: keepAlive)
         if let refusal { return refusal }
         switch core.registry.match(request) {
-        case .success(let matched):
+        case .success(var matched):
+            if let limited, let windows = core.rateLimits {
+                matched.response.headers += windows.fields(limited)
+                matched.prepared = nil
+            }
             let plan: ResponsePlan
             var fields = JournalFields(matched: matched, status: nil)
             fields.note(specCheck)

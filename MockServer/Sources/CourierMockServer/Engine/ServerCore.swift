@@ -8,6 +8,8 @@ import Synchronization
 /// origin, counters and the queue of accept-time faults.
 final class ServerCore: Sendable {
     let configuration: MockServer.Configuration
+    /// The counts of ``MockServer/Configuration/rateLimit``.
+    let rateLimits: RateLimitWindows?
     let registry: StubRegistry
     let journal: Journal
     let logger: Logger
@@ -72,6 +74,10 @@ final class ServerCore: Sendable {
         self.registry = StubRegistry(stubs: stubs)
         self.journal = Journal(capacity: configuration.journalCapacity)
         self.logger = configuration.logger
+        let started = NIODeadline.now().uptimeNanoseconds
+        self.rateLimits = configuration.rateLimit.map { limit in
+            RateLimitWindows(limit) { Double(NIODeadline.now().uptimeNanoseconds - started) / 1e9 }
+        }
     }
 
     /// Monotonic nanoseconds since the server started.

@@ -9,11 +9,15 @@
 /// ```
 public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     /// Requests per ``period``.
-    public var requests: Int
+    public var requests: Int { didSet { spacing = Spacing(self) } }
     /// The window ``requests`` are counted over.
-    public var period: Duration
+    public var period: Duration { didSet { spacing = Spacing(self) } }
     /// How many may go back to back after a quiet spell; ``requests`` by default.
-    public var burst: Int
+    public var burst: Int { didSet { spacing = Spacing(self) } }
+    /// ``interval`` and ``tolerance``, worked out when the limit is made or
+    /// changed rather than on every decision (a `Duration` division is a
+    /// 128-bit one).
+    private var spacing = Spacing()
 
     /// Creates a limit.
     /// - Parameters:
@@ -24,14 +28,27 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
         self.requests = max(1, requests)
         self.period = max(period, .milliseconds(1))
         self.burst = max(1, burst ?? requests)
+        spacing = Spacing(self)
     }
 
     /// The average spacing between requests: `period / requests`.
-    public var interval: Duration { period / requests }
+    public var interval: Duration { spacing.interval }
 
     /// How far ahead of its theoretical time a request may go: `burst - 1`
     /// intervals.
-    package var tolerance: Duration { interval * (burst - 1) }
+    package var tolerance: Duration { spacing.tolerance }
+
+    private struct Spacing: Sendable, Hashable {
+        var interval = Duration.zero
+        var tolerance = Duration.zero
+
+        init() {}
+
+        init(_ limit: RateLimit) {
+            interval = limit.period / max(1, limit.requests)
+            tolerance = interval * max(0, limit.burst - 1)
+        }
+    }
 
     /// `100 per 1.0 seconds, burst 100`.
     public var description: String { "\(requests) per \(period), burst \(burst)" }

@@ -28,8 +28,13 @@ public enum RateLimitAnnouncement {
         let status = response.status.code
         if status == 429 || status == 503 { return true }
         return response.headerFields.contains { field in
+            // The first byte rules out almost every field before any prefix test.
             let name = field.name.canonicalName
-            return name.hasPrefix("ratelimit") || name.hasPrefix("x-ratelimit")
+            switch name.utf8.first {
+            case UInt8(ascii: "r"): return name.hasPrefix("ratelimit")
+            case UInt8(ascii: "x"): return name.hasPrefix("x-ratelimit")
+            default: return false
+            }
         }
     }
 

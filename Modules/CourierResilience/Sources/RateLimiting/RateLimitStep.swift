@@ -17,12 +17,10 @@ struct RateLimitStep: AttemptStep {
         let key = limiter.key(for: head, state: state)
         let maxWait = limiter.whenLimited == .fail ? .zero : attempt.options.timeout ?? Self.unbounded
         let decision: RateLimitDecision
-        do {
-            decision = try await limiter.store.reserve(key, limit: limiter.limit, maxWait: maxWait)
-        } catch {
-            throw CourierError(
-                .rateLimited, stage: .transport, message: "the rate limiter's store failed: \(error)",
-                request: head, attempt: attempt.number)
+        if let local = limiter.local {
+            decision = local.reserve(key, limit: limiter.limit, maxWait: maxWait)
+        } else {
+            decision = try await reserve(key, maxWait: maxWait, head, attempt.number)
         }
         switch decision {
         case .limited(let retryAfter):
@@ -44,22 +42,46 @@ struct RateLimitStep: AttemptStep {
         }
         do throws(CourierError) {
             let response = try await next(&attempt, state)
-            await learn(from: response.head, key: key, state)
+            // Most responses announce nothing: no clock, no parsing, no await for them.
+            if RateLimitAnnouncement.mayAnnounce(response.head) {
+                await learn(from: response.head, key: key, state)
+            }
             return response
         } catch {
-            if let response = error.response { await learn(from: response.head, key: key, state) }
+            if let response = error.response, RateLimitAnnouncement.mayAnnounce(response.head) {
+                await learn(from: response.head, key: key, state)
+            }
             throw error
         }
     }
 
+    /// The decision of a store that is not this process's memory.
+    private nonisolated(nonsending) func reserve(
+        _ key: String, maxWait: Duration, _ head: HTTPRequest, _ number: Int
+    )
+        async throws(CourierError) -> RateLimitDecision
+    {
+        do {
+            return try await limiter.store.reserve(key, limit: limiter.limit, maxWait: maxWait)
+        } catch {
+            throw CourierError(
+                .rateLimited, stage: .transport, message: "the rate limiter's store failed: \(error)",
+                request: head, attempt: number)
+        }
+    }
+
     /// Pauses the key for what the response announces.
-    private func learn(from response: HTTPResponse, key: String, _ state: CallState) async {
-        // Most responses announce nothing: no clock, no parsing for them.
-        guard RateLimitAnnouncement.mayAnnounce(response),
-            let pause = RateLimitAnnouncement.pause(in: response, now: state.clock.date), pause > .zero
+    private nonisolated(nonsending) func learn(from response: HTTPResponse, key: String, _ state: CallState)
+        async
+    {
+        guard let pause = RateLimitAnnouncement.pause(in: response, now: state.clock.date), pause > .zero
         else {
             return
         }
-        try? await limiter.store.pause(key, for: pause)
+        if let local = limiter.local {
+            local.pause(key, for: pause)
+        } else {
+            try? await limiter.store.pause(key, for: pause)
+        }
     }
 }

@@ -48,6 +48,9 @@ public final class RateLimiter: Sendable {
     public let whenLimited: WhenLimited
     /// Where the rates are kept.
     let store: any RateLimitStore
+    /// ``store`` when it is this process's memory: decided without an
+    /// asynchronous call through the protocol (the common case, per call).
+    let local: LocalRateLimitStore?
 
     /// Creates a limiter.
     /// - Parameters:
@@ -63,13 +66,19 @@ public final class RateLimiter: Sendable {
         self.scope = scope
         self.whenLimited = whenLimited
         self.store = store
+        local = store as? LocalRateLimitStore
     }
 
     /// The key of `request` under ``scope``, in the call `state` describes.
     func key(for request: HTTPRequest, state: CallState) -> String {
-        var origin = request.scheme ?? ""
+        let scheme = request.scheme ?? ""
+        let authority = request.authority ?? ""
+        // One allocation for the key, not one per growth.
+        var origin = String()
+        origin.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count)
+        origin += scheme
         origin += "://"
-        origin += request.authority ?? ""
+        origin += authority
         switch scope {
         case .host:
             return origin
