@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CourierCacheRedis", targets: ["CourierCacheRedis"]),
         .library(name: "CourierRedis", targets: ["CourierRedis"]),
         .library(name: "CourierFleet", targets: ["CourierFleet"]),
+        .library(name: "CourierWebSocket", targets: ["CourierWebSocket"]),
         .library(name: "CourierPlugins", targets: ["CourierPlugins"]),
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"]),
@@ -436,6 +437,14 @@ let package = Package(
             ],
             path: "Modules/CourierFleet/Tests"
         ),
+        // WebSocket connections through the pipeline: the API and what a
+        // transport implements (CourierCurl, CourierAsyncHTTPClient and
+        // CourierURLSession depend on it to do so).
+        .target(
+            name: "CourierWebSocket",
+            dependencies: ["CourierCore", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Modules/CourierWebSocket/Sources"
+        ),
         // CourierCache's store on Redis, for a fleet that shares one cache.
         // Its own module: CourierCache stays free of it.
         .target(
@@ -498,7 +507,7 @@ let package = Package(
         .target(
             name: "CourierAsyncHTTPClient",
             dependencies: [
-                "CourierCore", "CourierTLS", "CourierProxies",
+                "CourierCore", "CourierTLS", "CourierProxies", "CourierWebSocket",
                 .target(name: "CourierContentCoding", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(
@@ -512,6 +521,11 @@ let package = Package(
                     name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(
                     name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(
+                    name: "NIOWebSocket", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(
+                    name: "NIOConcurrencyHelpers", package: "swift-nio",
+                    condition: .when(traits: ["AsyncHTTPClient"])),
             ],
             path: "Modules/CourierAsyncHTTPClient/Sources"
         ),

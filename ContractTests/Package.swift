@@ -27,6 +27,7 @@ let suiteDependencies: [Target.Dependency] = [
     .product(name: "CourierConcurrencyGroups", package: "Courier"),
     .product(name: "CourierTransfers", package: "Courier"),
     .product(name: "CourierMultipart", package: "Courier"),
+    .product(name: "CourierWebSocket", package: "Courier"),
     .product(name: "InMemoryLogging", package: "swift-log"),
     .product(name: "MetricsTestKit", package: "swift-metrics"),
     .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

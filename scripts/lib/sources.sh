@@ -7,7 +7,7 @@ library_modules=(
     CourierCache CourierCacheRedis CourierPlugins CourierCookies CourierAsyncHTTPClient CourierOpenAPI
     CourierReachability CourierConfiguration CourierResilience CourierPagination CourierAuthentication
     CourierStreamFormats CourierTLS CourierConcurrencyGroups CourierTargets CourierTransfers
-    CourierMultipart CourierProxies CourierRedis CourierFleet
+    CourierMultipart CourierProxies CourierRedis CourierFleet CourierWebSocket
 )
 
 # Prints the Markdown files whose Swift examples users copy — the READMEs and

@@ -75,7 +75,7 @@ struct FleetCredentialTests {
         init(
             port: Int, issuer: Issuer, storage: FleetCredentials<Grant>.Storage,
             clock: TestClock = TestClock(),
-            lockDuration: Duration = .seconds(30)
+            lockDuration: Duration = .seconds(3_600)
         ) {
             fleet = FleetState(
                 .init(
@@ -149,7 +149,7 @@ struct FleetCredentialTests {
             let first = Task { try await one.call() }
             try await waitUntil { issuer.count == 1 }  // the first holds the lock, fetching
             let second = Task { try await other.call() }
-            await clock.waitForSleepers(1)  // the second found the lock taken
+            try await waitUntil("the second found the lock taken") { clock.sleeperCount >= 1 }
             gate.open()
             try await first.value
             clock.advance(by: .milliseconds(100))
@@ -170,8 +170,8 @@ struct FleetCredentialTests {
             let first = Task { try await one.call() }
             try await waitUntil { issuer.count == 1 }
             let second = Task { try await other.call() }
-            await clock.waitForSleepers(1)
-            #expect(issuer.count == 1)  // the second waits for its turn
+            try await waitUntil("the second waits for its turn") { clock.sleeperCount >= 1 }
+            #expect(issuer.count == 1)
             gate.open()
             try await first.value
             clock.advance(by: .milliseconds(100))
@@ -184,32 +184,35 @@ struct FleetCredentialTests {
     }
 
     /// A holder that died (its lock never let go) blocks the others only
-    /// until the lock expires on Redis; then one of them fetches.
+    /// until the lock expires on Redis; then one of them fetches. The
+    /// lock's expiry is brought forward on Redis (`PEXPIRE`) once the
+    /// survivor waits, so that nothing depends on how fast the machine is.
     @Test func aDeadHoldersLockExpires() async throws {
         try await withRedis { redis in
             let issuer = Issuer()
             let clock = TestClock(mode: .manual)
             let storage = try Self.sealed()
-            let dead = Instance(
-                port: redis.port, issuer: issuer, storage: storage, lockDuration: .milliseconds(300))
+            let dead = Instance(port: redis.port, issuer: issuer, storage: storage)
             guard case .held = await dead.provider.turns.acquire() else {
                 Issue.record("the first turn was not granted")
                 return
             }
             let survivor = Instance(port: redis.port, issuer: issuer, storage: storage, clock: clock)
-            let call = Task { try await survivor.call() }
-            await clock.waitForSleepers(1)
-            // Wake the survivor until Redis has expired the dead holder's lock.
             let done = Locked(false)
-            let watcher = Task {
-                try await call.value
+            let call = Task {
+                try await survivor.call()
                 done.withLock { $0 = true }
             }
-            try await waitUntil {
+            try await waitUntil("the survivor waits for the lock") { clock.sleeperCount >= 1 }
+            #expect(issuer.count == 0)
+            let lock = Array((dead.provider.turns.base + ":lock").utf8)
+            #expect(await dead.fleet.perform([Array("PEXPIRE".utf8), lock, Array("1".utf8)])?.integer == 1)
+            // Wake the survivor until it sees the lock gone.
+            try await waitUntil("the survivor fetched") {
                 if clock.sleeperCount > 0 { clock.advance(by: .milliseconds(100)) }
                 return done.withLock { $0 }
             }
-            try await watcher.value
+            try await call.value
             #expect(issuer.count == 1)
             #expect(survivor.tokens == ["Bearer token-1"])
         }

@@ -151,11 +151,12 @@ struct ContractParser {
             file: file, path: path, value: value,
             allowed: [
                 "status", "headers", "body", "base64Body", "jsonBody", "bodyFileName", "envelope",
-                "fixedDelayMilliseconds", "delayDistribution", "fault", "eventStream", "ndjson",
+                "fixedDelayMilliseconds", "delayDistribution", "fault", "eventStream", "ndjson", "webSocket",
             ])
         var response = StubResponse(status: try reader.int("status", in: 100...599) ?? 200)
         let bodyKeys = [
             "body", "base64Body", "jsonBody", "bodyFileName", "envelope", "eventStream", "ndjson",
+            "webSocket",
         ]
         .filter(reader.has)
         if bodyKeys.count > 1 {
@@ -246,6 +247,12 @@ struct ContractParser {
                 throw reader.error("fault", "does not apply to an NDJSON stream: \(MockFault.streamFaults)")
             }
             response.ndjson = try parseNDJSON(stream, path: "\(path).ndjson")
+        }
+        if let script = reader.value("webSocket") {
+            if response.fault != nil {
+                throw reader.error("fault", "a WebSocket conversation takes its faults as steps")
+            }
+            response.webSocket = try parseWebSocket(script, path: "\(path).webSocket")
         }
         return response
     }

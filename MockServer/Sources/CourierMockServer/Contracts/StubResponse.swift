@@ -22,6 +22,9 @@ public struct StubResponse: Sendable, Hashable {
     public var eventStream: EventStream?
     /// A streamed NDJSON body instead of a body, if any.
     public var ndjson: NDJSONStream?
+    /// A WebSocket conversation instead of a body, if any: a request that
+    /// asks to upgrade gets `101` and the script.
+    public var webSocket: WebSocketScript?
 
     /// Creates a response.
     public init(
@@ -50,6 +53,7 @@ public struct StubResponse: Sendable, Hashable {
     public static func == (lhs: StubResponse, rhs: StubResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body && lhs.delay == rhs.delay && lhs.fault == rhs.fault
             && lhs.eventStream == rhs.eventStream && lhs.ndjson == rhs.ndjson
+            && lhs.webSocket == rhs.webSocket
             && lhs.headers.count == rhs.headers.count
             && zip(lhs.headers, rhs.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
@@ -62,6 +66,7 @@ public struct StubResponse: Sendable, Hashable {
         hasher.combine(fault)
         hasher.combine(eventStream)
         hasher.combine(ndjson)
+        hasher.combine(webSocket)
         for header in headers {
             hasher.combine(header.name)
             hasher.combine(header.value)

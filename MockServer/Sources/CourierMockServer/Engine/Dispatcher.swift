@@ -11,6 +11,9 @@ struct Dispatcher {
         var plan: ResponsePlan
         /// What to journal; `nil` for admin requests, which are not journaled.
         var journal: JournalFields?
+        /// The conversation that follows the plan's `101`, when the request
+        /// was upgraded to a WebSocket.
+        var webSocket: WebSocketScript?
     }
 
     func answer(_ request: RecordedRequest, remoteAddress: String) -> Answer {
@@ -60,7 +63,9 @@ struct Dispatcher {
             let plan: ResponsePlan
             var fields = JournalFields(matched: matched, status: nil)
             fields.note(specCheck)
-            if let stream = matched.response.eventStream,
+            if let script = matched.response.webSocket {
+                return Self.webSocket(request, script, fields, keepAlive: keepAlive)
+            } else if let stream = matched.response.eventStream,
                 stream.isDone(after: request.header("Last-Event-ID"))
             {
                 let done = StubResponse(status: 204)
@@ -111,6 +116,32 @@ struct Dispatcher {
             let answer = StubResponse.json(body, status: 404)
             fields.response = RecordedResponse(planned: answer)
             return Answer(plan: .make(answer, delayMs: 0, keepAlive: keepAlive), journal: fields)
+        }
+    }
+
+    /// A request to a WebSocket stub: `101` and the conversation, or the
+    /// refusal RFC 6455 §4.2 asks for.
+    private static func webSocket(
+        _ request: RecordedRequest, _ script: WebSocketScript, _ matched: JournalFields, keepAlive: Bool
+    ) -> Answer {
+        var fields = matched
+        switch WebSocketHandshake.verdict(for: request, script) {
+        case .upgrade(let headers, _):
+            let head =
+                "HTTP/1.1 101 Switching Protocols\r\n"
+                + headers.map { "\($0.name): \($0.value)\r\n" }.joined() + "\r\n"
+            fields.status = 101
+            fields.response = RecordedResponse(planned: StubResponse(status: 101, headers: headers))
+            return Answer(
+                plan: ResponsePlan(steps: [.write(Array(head.utf8))], status: 101), journal: fields,
+                webSocket: script)
+        case .refused(let status, let headers, let reason):
+            let refusal = StubResponse(
+                status: status, headers: headers + [("Content-Type", "text/plain; charset=utf-8")],
+                body: Array(reason.utf8))
+            fields.status = status
+            fields.response = RecordedResponse(planned: refusal)
+            return Answer(plan: .make(refusal, delayMs: 0, keepAlive: keepAlive), journal: fields)
         }
     }
 

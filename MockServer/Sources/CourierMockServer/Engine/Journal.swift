@@ -67,12 +67,17 @@ public struct JournalEntry: Sendable, Encodable {
     public var operationID: String?
     /// What the request broke of the OpenAPI document; `nil` when nothing.
     public var findings: [SpecFinding]?
+    /// Once the request became a WebSocket conversation: its frames, both
+    /// ways, in order (at most ``WebSocketFrameRecord/kept``).
+    public var webSocketFrames: [WebSocketFrameRecord]?
+    /// Frames past ``WebSocketFrameRecord/kept``, counted, not kept.
+    public var webSocketFramesDropped = 0
 
     enum CodingKeys: String, CodingKey {
         case sequence, connectionIndex, exchangeIndex, remoteAddress, stubID, responseIndex, builtinRoute,
             unmatched
         case scenarioName, scenarioStateBefore, scenarioStateAfter, fault, delayMs, status, bytesWritten,
-            timestamps, response, nearMisses, operationID, findings
+            timestamps, response, nearMisses, operationID, findings, webSocketFrames, webSocketFramesDropped
         case method, uri, headers, body, bodyBase64
     }
 
@@ -107,6 +112,10 @@ public struct JournalEntry: Sendable, Encodable {
         try container.encodeIfPresent(nearMisses, forKey: .nearMisses)
         try container.encodeIfPresent(operationID, forKey: .operationID)
         try container.encodeIfPresent(findings, forKey: .findings)
+        try container.encodeIfPresent(webSocketFrames, forKey: .webSocketFrames)
+        if webSocketFramesDropped > 0 {
+            try container.encode(webSocketFramesDropped, forKey: .webSocketFramesDropped)
+        }
     }
 }
 

@@ -1,10 +1,12 @@
+import Logging
 import NIOCore
 import NIOHTTP1
+import NIOWebSocket
 
 /// Serves one connection: collects each request, asks the engine how to
 /// answer, runs the answer's plan (faults included) and records the exchange.
 /// Requests are answered one at a time, in order.
-final class MockConnectionHandler: ChannelInboundHandler {
+final class MockConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
 
     private struct Receiving {
@@ -195,6 +197,9 @@ final class MockConnectionHandler: ChannelInboundHandler {
             next.upload.map { Dispatcher(core: core).answer(next.request, upload: $0) }
             ?? Dispatcher(core: core).answer(next.request, remoteAddress: info.remoteAddress)
         let sequence = answer.journal.map { record(next, $0) }
+        if let script = answer.webSocket {
+            return upgrade(context: context, answer.plan, script, sequence: sequence)
+        }
         run(
             context: context, next.request.method == "HEAD" ? answer.plan.withoutContent() : answer.plan,
             sequence: sequence)
@@ -221,8 +226,19 @@ final class MockConnectionHandler: ChannelInboundHandler {
     }
 
     private func run(context: ChannelHandlerContext, _ plan: ResponsePlan, sequence: Int?) {
+        execute(context: context, plan, sequence: sequence) { handler, context, outcome in
+            handler.finished(context: context, outcome: outcome)
+        }
+    }
+
+    /// Runs `plan`, journals when it began and ended and what it wrote,
+    /// then calls `then` on the event loop.
+    private func execute(
+        context: ChannelHandlerContext, _ plan: ResponsePlan, sequence: Int?,
+        then: @escaping (MockConnectionHandler, ChannelHandlerContext, PlanOutcome) -> Void
+    ) {
         let start = core.now()
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let bound = NIOLoopBound((self, context, then), eventLoop: context.eventLoop)
         let core = self.core
         PlanExecutor.run(plan.steps, on: context.channel).whenSuccess { result in
             if let sequence {
@@ -233,8 +249,34 @@ final class MockConnectionHandler: ChannelInboundHandler {
                     entry.bytesWritten = result.bytesWritten
                 }
             }
-            let (handler, context) = bound.value
-            handler.finished(context: context, outcome: result.outcome)
+            let (handler, context, then) = bound.value
+            then(handler, context, result.outcome)
+        }
+    }
+
+    /// Writes the `101`, then hands the connection to the conversation:
+    /// the HTTP decoder and this handler leave, NIO's WebSocket frame
+    /// decoder and encoder and a ``MockWebSocketHandler`` come.
+    private func upgrade(
+        context: ChannelHandlerContext, _ plan: ResponsePlan, _ script: WebSocketScript, sequence: Int?
+    ) {
+        silent = true
+        let core = self.core
+        execute(context: context, plan, sequence: sequence) { handler, context, _ in
+            let pipeline = context.pipeline.syncOperations
+            do {
+                let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                pipeline.removeHandler(decoder, promise: nil)
+                try pipeline.addHandlers([
+                    RawFrameBytes(), ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 26)),
+                    WebSocketFrameEncoder(), WebSocketProtocolErrorHandler(),
+                    MockWebSocketHandler(script: script, core: core, sequence: sequence),
+                ])
+                pipeline.removeHandler(context: context, promise: nil)
+            } catch {
+                handler.core.logger.error("could not start a WebSocket conversation: \(error)")
+                context.close(promise: nil)
+            }
         }
     }
 

@@ -236,7 +236,7 @@ enum SchemaFormats {
         guard text.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == ":" || $0 == ".") }) else {
             return false
         }
-        var address = in6_addr()
+        var address = [UInt8](repeating: 0, count: 16)  // an in6_addr's bytes
         return inet_pton(AF_INET6, text, &address) == 1
     }
 }

@@ -32,12 +32,15 @@ extension APIClient {
     ///   - plugins: Plugins for this call only.
     ///   - reportsEnd: Whether plugins' `process` runs when this body ends
     ///     (an event stream reports once for all its connections).
+    ///   - hop: How each hop is sent, when not through the transport's
+    ///     `stream` (CourierWebSocket's opening handshake, which keeps the
+    ///     connection a `101` opens); `nil`: the transport's.
     /// - Returns: The open stream: head and body.
     /// - Throws: ``CourierError`` when the call fails before the head is in.
     package func openStream<Response>(
-        _ endpoint: Endpoint<Response>, plugins: [any Plugin], reportsEnd: Bool
+        _ endpoint: Endpoint<Response>, plugins: [any Plugin], reportsEnd: Bool, hop: StreamHop? = nil
     ) async throws(CourierError) -> OpenedStream {
-        let slot = StreamSlot()
+        let slot = StreamSlot(hop: hop)
         let (call, running) = services.start(endpoint, plugins, nil, role: .lastDelivery, stream: slot)
         var state = call
         let pipeline = CallPipeline()

@@ -8,6 +8,11 @@ import HTTPTypes
 /// return is cancelled.
 final class StreamSlot: Sendable {
     private let body = Locked<ResponseBodyStream?>(nil)
+    /// How each hop is sent when not through the transport's `stream`
+    /// (CourierWebSocket's opening handshake); `nil`: the transport's.
+    let hop: StreamHop?
+
+    init(hop: StreamHop? = nil) { self.hop = hop }
 
     /// Tracks `new`, cancelling the body it replaces.
     func put(_ new: ResponseBodyStream) {
@@ -47,6 +52,11 @@ struct StreamExchangeStep: AttemptStep {
     }
 }
 
+/// How one hop of a streaming call is sent in place of the transport's
+/// `stream`: the request as it leaves the redirect follower, and the
+/// response head (and body) it got.
+package typealias StreamHop = @Sendable (OutgoingRequest, TransportOptions) async throws -> StreamingResponse
+
 /// One attempt's exchange for a streaming call.
 enum StreamExchange {
     /// Opens the stream and waits for its head, within the attempt's
@@ -61,6 +71,12 @@ enum StreamExchange {
         _ request: OutgoingRequest, options: TransportOptions, _ state: CallState, into slot: StreamSlot
     ) async throws -> RawResponse {
         let settings = state.settings
+        if let hop = slot.hop {
+            let response = try await settings.redirects.stream(
+                request, options: options, cookies: settings.cookies, credentials: settings.credentials,
+                open: hop)
+            return try await keep(response, options: options, state, into: slot)
+        }
         guard let transport = settings.transport as? any StreamingTransport else {
             throw CourierError(
                 .invalidRequest, stage: .transport,
@@ -71,6 +87,15 @@ enum StreamExchange {
         // The attempt's timeout bounds each hop's head; the body has the
         // stream's own deadlines (StreamSession).
         let response = try await HopStage.stream(request, options: options, through: transport, settings)
+        return try await keep(response, options: options, state, into: slot)
+    }
+
+    /// An answer validation accepts, with its body still on the wire; any
+    /// other read whole (see ``open(_:options:_:into:)``).
+    private static func keep(
+        _ response: StreamingResponse, options: TransportOptions, _ state: CallState, into slot: StreamSlot
+    ) async throws -> RawResponse {
+        let settings = state.settings
         let acceptable = (try? settings.validation.validate(response.head)) != nil
         if acceptable, state.plan.envelope == nil || !Self.isJSON(response.head) {
             slot.put(response.body)

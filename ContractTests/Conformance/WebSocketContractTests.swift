@@ -1,0 +1,217 @@
+import CourierAsyncHTTPClient
+import CourierAuthentication
+import CourierCodable
+@_spi(Locking) import CourierCore
+import CourierCurl
+import CourierMockServer
+import CourierTesting
+import CourierWebSocket
+import Foundation
+import HTTPTypes
+import Testing
+
+/// WebSocket connections through the pipeline, against courier-mock's
+/// scripted conversations: a chat, the authenticator's refresh on a 401
+/// handshake, the peer's close code, every limit and fault typed, and a
+/// transport that cannot say so. What was said is asserted from the
+/// mock's journal of frames.
+struct WebSocketContractTests {
+    static let stubs = #"""
+        {"mappings": [
+          {"request": {"urlPath": "/chat"},
+           "response": {"webSocket": {"subprotocols": ["chat.v1"],
+             "steps": [{"send": {"text": "welcome"}},
+                       {"expect": {"text": {"matches": "hello .*"}}, "answer": [{"text": "{\"id\": 7, \"name\": \"ada\"}"}]}],
+             "then": "echo"}}},
+          {"request": {"urlPath": "/private", "headers": {"Authorization": {"equalTo": "Bearer fresh"}}},
+           "priority": 1, "response": {"webSocket": {"steps": [{"send": {"text": "signed in"}}], "then": "hold"}}},
+          {"request": {"urlPath": "/private"}, "priority": 5, "response": {"status": 401}},
+          {"request": {"urlPath": "/kicked"},
+           "response": {"webSocket": {"steps": [{"close": {"code": 4001, "reason": "kicked"}}]}}},
+          {"request": {"urlPath": "/huge"},
+           "response": {"webSocket": {"steps": [{"fault": {"name": "oversizedFrame", "bytes": 4096}}], "then": "hold"}}},
+          {"request": {"urlPath": "/garbled"},
+           "response": {"webSocket": {"steps": [{"fault": "invalidUTF8"}], "then": "hold"}}},
+          {"request": {"urlPath": "/dropped"},
+           "response": {"webSocket": {"steps": [{"expect": {"text": "go"}}, {"fault": {"name": "dropMidFrame", "bytes": 300}}]}}},
+          {"request": {"urlPath": "/silent"},
+           "response": {"webSocket": {"steps": [{"fault": "noPong"}], "then": "hold"}}}
+        ]}
+        """#
+
+    struct User: Codable, Sendable, Equatable {
+        var id: Int
+        var name: String
+    }
+
+    static let node = Node("ws", baseURL: "http://127.0.0.1")
+
+    static func withServer(
+        clock: (any CourierClock)? = nil, interceptors: [any Interceptor] = [],
+        _ body: @Sendable (APIClient, MockServer) async throws -> Void
+    ) async throws {
+        let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<websocket>")
+        try await withMockServer(.init(stubs: stubs)) { server async throws in
+            try await withAsyncHTTPClientTransport { transport async throws in
+                var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
+                configuration.callInterceptors = interceptors
+                if let clock { configuration.clock = clock }
+                let client = APIClient(configuration: configuration)
+                try await body(client, server)
+            }
+        }
+    }
+
+    static func endpoint(_ path: String, _ server: MockServer) -> Endpoint<RawResponse> {
+        Endpoint(.get(RoutePath(escaped: path)), on: Node("ws", baseURL: server.baseURL))
+    }
+
+    static func frames(_ server: MockServer, _ path: String) -> [WebSocketFrameRecord] {
+        server.journal.entries.last { $0.request.path == path }?.webSocketFrames ?? []
+    }
+
+    @Test func aChatThroughThePipeline() async throws {
+        try await Self.withServer { client, server in
+            let socket = try await client.webSocket(
+                Self.endpoint("/chat", server), options: .init(subprotocols: ["chat.v1"]))
+            #expect(socket.response.status.code == 101)
+            #expect(socket.subprotocol == "chat.v1")
+            var messages = socket.messages.makeAsyncIterator()
+            #expect(try await messages.next() == .text("welcome"))
+            try await socket.send(text: "hello there")
+            var users = socket.messages(as: User.self).makeAsyncIterator()
+            #expect(try await users.next() == User(id: 7, name: "ada"))
+            try await socket.send(.binary([1, 2, 3]))
+            #expect(try await messages.next() == .binary([1, 2, 3]))  // echoed
+            await socket.close()
+            #expect(try await messages.next() == nil)
+            let seen = Self.frames(server, "/chat")
+            #expect(seen.map(\.direction) == ["out", "in", "out", "in", "out", "in", "out"])
+            #expect(seen.filter { $0.direction == "in" }.map(\.opcode) == ["text", "binary", "close"])
+            #expect(seen.last?.closeCode == 1000)
+        }
+    }
+
+    /// A 401 on the handshake refreshes the credential once and opens again.
+    @Test func theAuthenticatorSignsAndRefreshesTheHandshake() async throws {
+        final class Refreshes: Sendable {
+            let count = Locked(0)
+            func increment() -> Int {
+                count.withLock {
+                    $0 += 1
+                    return $0
+                }
+            }
+            var value: Int { count.withLock { $0 } }
+        }
+        struct Provider: CredentialProvider {
+            let refreshes = Refreshes()
+            func apply(_ token: String, to request: inout HTTPRequest) {
+                request.headerFields[.authorization] = "Bearer \(token)"
+            }
+            func refresh(_ token: String, through client: APIClient) async throws -> String {
+                _ = refreshes.increment()
+                return "fresh"
+            }
+        }
+        let provider = Provider()
+        let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<websocket>")
+        try await withMockServer(.init(stubs: stubs)) { server async throws in
+            try await withAsyncHTTPClientTransport { transport async throws in
+                let node = Node("ws", baseURL: server.baseURL)
+                var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
+                configuration.callInterceptors = [Authenticator(provider, for: [node], credential: "stale")]
+                let client = APIClient(configuration: configuration)
+                let socket = try await client.webSocket(Endpoint<RawResponse>(.get("private"), on: node))
+                var messages = socket.messages.makeAsyncIterator()
+                #expect(try await messages.next() == .text("signed in"))
+                await socket.close()
+            }
+            #expect(provider.refreshes.value == 1)
+            let attempts = server.journal.entries.filter { $0.request.path == "/private" }
+            #expect(attempts.map(\.status) == [401, 101])
+            #expect(attempts.map { $0.request.header("Authorization") } == ["Bearer stale", "Bearer fresh"])
+        }
+    }
+
+    @Test func thePeersCloseCodeEndsTheMessagesWithAnError() async throws {
+        try await Self.withServer { client, server in
+            let socket = try await client.webSocket(Self.endpoint("/kicked", server))
+            let failure = await Self.failure(of: socket)
+            #expect(failure?.kind == .closedByPeer)
+            #expect(failure?.close == WebSocketClose(code: 4001, reason: "kicked"))
+            #expect(socket.peerClose?.code == 4001)
+            // The client answered the close with the same code.
+            try await waitUntil("the client's close reached the server") {
+                Self.frames(server, "/kicked").contains { $0.direction == "in" && $0.closeCode == 4001 }
+            }
+        }
+    }
+
+    @Test func eachLimitAndFaultIsTyped() async throws {
+        try await Self.withServer { client, server in
+            let huge = try await client.webSocket(
+                Self.endpoint("/huge", server), options: .init(maxMessageSize: 1_024))
+            #expect(await Self.failure(of: huge)?.kind == .messageTooLarge)
+            let garbled = try await client.webSocket(Self.endpoint("/garbled", server))
+            #expect(await Self.failure(of: garbled)?.kind == .invalidUTF8)
+            try await waitUntil("the client's close (1007) reached the server") {
+                Self.frames(server, "/garbled").contains { $0.direction == "in" && $0.closeCode == 1007 }
+            }
+            let dropped = try await client.webSocket(Self.endpoint("/dropped", server))
+            try await dropped.send(text: "go")
+            #expect(await Self.failure(of: dropped)?.kind == .closedAbnormally)
+            do {
+                try await dropped.send(text: "after")
+                Issue.record("a send after the end succeeded")
+            } catch {
+                #expect(((error as? CourierError)?.underlying as? WebSocketFailure)?.kind == .alreadyClosed)
+            }
+        }
+    }
+
+    /// A ping the server does not answer: after the pong timeout (on the
+    /// client's clock) the connection is dropped and the reader told.
+    @Test func anUnansweredPingTimesOut() async throws {
+        let clock = TestClock(mode: .manual)
+        try await Self.withServer(clock: clock) { client, server in
+            let socket = try await client.webSocket(
+                Self.endpoint("/silent", server), options: .init(pingInterval: nil, pongTimeout: .seconds(5)))
+            let ping = Task { () -> WebSocketFailure? in
+                do {
+                    try await socket.ping()
+                    return nil
+                } catch {
+                    return (error as? CourierError)?.underlying as? WebSocketFailure
+                }
+            }
+            try await waitUntil("the ping waits for its pong") {
+                clock.sleeperCount >= 1 && Self.frames(server, "/silent").contains { $0.opcode == "ping" }
+            }
+            clock.advance(by: .seconds(5))
+            #expect(await ping.value?.kind == .pongTimeout)
+            #expect(await Self.failure(of: socket)?.kind == .pongTimeout)
+        }
+    }
+
+    /// A transport without WebSocket support says so before sending anything.
+    @Test func aTransportThatCannotSaysSo() async throws {
+        let client = APIClient(configuration: .init(transport: StubTransport.immediate(.status(200))))
+        do {
+            _ = try await client.webSocket(Endpoint<RawResponse>(.get("x"), on: Self.node))
+            Issue.record("a WebSocket over a stub transport")
+        } catch {
+            #expect(error.code == .webSocketUnsupported)
+        }
+    }
+
+    /// How `socket`'s messages ended, as a ``WebSocketFailure``.
+    static func failure(of socket: WebSocket) async -> WebSocketFailure? {
+        do {
+            for try await _ in socket.messages {}
+            return nil
+        } catch {
+            return error.underlying as? WebSocketFailure
+        }
+    }
+}

@@ -1,0 +1,75 @@
+@_spi(Locking) @_spi(Transport) public import CourierCore
+import HTTPTypes
+
+extension APIClient {
+    /// Opens a WebSocket connection to `endpoint` (a GET; its node, route,
+    /// query and headers as for any call) through the client's pipeline:
+    /// the opening handshake passes the interceptors (an `Authenticator`
+    /// signs it, and a `401` refreshes the credential once and opens again),
+    /// follows redirects as the client's policy says, is logged with the
+    /// credential fields redacted and counted by metrics and event monitors.
+    /// The connection's end is reported to plugins and monitors as the
+    /// stream's (`.streamEnded`: bytes and messages received).
+    ///
+    /// ```swift
+    /// let socket = try await client.webSocket(Endpoint<RawResponse>(.get("chat"), on: .api))
+    /// try await socket.send(text: "hello")
+    /// for try await message in socket.messages { print(message) }
+    /// ```
+    /// - Parameters:
+    ///   - endpoint: The handshake's request; its response model is unused.
+    ///   - options: Limits, keepalive, close timeout and subprotocols.
+    ///   - plugins: Plugins for this connection only.
+    /// - Returns: The open connection.
+    /// - Throws: `CourierError`: `.webSocketUnsupported` when the client's
+    ///   transport cannot open WebSocket connections (nothing sent), or the
+    ///   handshake's failure (`.status` for a refusal, `.transport`, …).
+    public func webSocket<Response>(
+        _ endpoint: Endpoint<Response>, options: WebSocketOptions = .init(), plugins: [any Plugin] = []
+    ) async throws(CourierError) -> WebSocket {
+        guard let transport = configuration.transport as? any WebSocketTransport else {
+            throw CourierError(
+                .webSocketUnsupported, stage: .transport,
+                message:
+                    "\(type(of: configuration.transport)) cannot open WebSocket connections; "
+                    + "CurlTransport (with a libcurl that has WebSockets), AsyncHTTPClientTransport "
+                    + "and URLSessionTransport (on Apple platforms) can")
+        }
+        var handshake = endpoint
+        handshake.spec.validation = Validation(statusCodes: [101])
+        handshake.spec.envelope = .none
+        let limits = WebSocketLimits(options)
+        let opened = Locked<(any WebSocketChannel)?>(nil)
+        let hop: StreamHop = { request, transportOptions in
+            let opening = try await transport.openWebSocket(
+                request, options: transportOptions, limits: limits)
+            if let channel = opening.channel {
+                // A newer handshake (a replay after a refresh) replaces an older one's connection.
+                opened.withLock { old in
+                    old?.abort()
+                    old = channel
+                }
+            }
+            return StreamingResponse(head: opening.head, body: opening.body)
+        }
+        let stream: OpenedStream
+        do {
+            stream = try await openStream(handshake, plugins: plugins, reportsEnd: true, hop: hop)
+        } catch {
+            opened.withLock { $0?.abort() }
+            throw error
+        }
+        stream.body.cancel()
+        guard let channel = opened.withLock({ $0 }) else {
+            // An interceptor answered for the server: there is no connection.
+            await stream.end(StreamSummary(), nil)
+            throw CourierError(
+                .webSocketUnsupported, stage: .transport,
+                message: "the handshake was answered \(stream.head.status.code) without a connection",
+                request: stream.request)
+        }
+        return WebSocket(
+            response: stream.head, request: stream.request, channel: channel, options: options,
+            clock: stream.clock, decoder: configuration.decoder, ended: stream.end)
+    }
+}
