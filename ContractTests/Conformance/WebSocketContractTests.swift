@@ -92,6 +92,21 @@ struct WebSocketContractTests {
         }
     }
 
+    /// A connection nobody holds any more is closed with 1001 (going away),
+    /// not left open until the server gives up.
+    @Test func droppingTheLastReferenceClosesTheConnection() async throws {
+        try await Self.withServer { client, server in
+            do {
+                let socket = try await client.webSocket(Self.endpoint("/chat", server))
+                var messages = socket.messages.makeAsyncIterator()
+                #expect(try await messages.next() == .text("welcome"))
+            }
+            try await waitUntil("the dropped connection's close reached the server") {
+                Self.frames(server, "/chat").contains { $0.direction == "in" && $0.closeCode == 1001 }
+            }
+        }
+    }
+
     /// A 401 on the handshake refreshes the credential once and opens again.
     @Test func theAuthenticatorSignsAndRefreshesTheHandshake() async throws {
         final class Refreshes: Sendable {

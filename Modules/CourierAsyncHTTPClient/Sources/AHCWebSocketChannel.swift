@@ -17,7 +17,7 @@
 
         /// What the pipeline yields before the refusal's body is read.
         enum Negotiated: Sendable {
-            case upgraded(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, HTTPResponseHead)
+            case upgraded(any Channel, AHCFrameInbox, HTTPResponseHead)
             case refused(AHCRefusalReader)
         }
 
@@ -26,8 +26,8 @@
 
         /// Sets up `channel` for the handshake `head`: NIO's HTTP client
         /// pipeline with its WebSocket upgrader; after a `101`, the frame
-        /// aggregator (the message limits) and an async channel whose
-        /// buffer of `limits.bufferedMessages` stops reading when full.
+        /// aggregator (the message limits) and an ``AHCFrameInbox`` of
+        /// `limits.bufferedMessages` frames, which stops reading when full.
         static func configure(_ channel: any Channel, head: HTTPRequestHead, limits: WebSocketLimits) throws
             -> EventLoopFuture<Negotiated>
         {
@@ -39,13 +39,11 @@
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: limits.maxFrameCount,
                             maxAccumulatedFrameSize: limits.maxMessageSize))
-                    let wrapped = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
-                        wrappingChannelSynchronously: channel,
-                        configuration: .init(
-                            backPressureStrategy: .init(
-                                lowWatermark: max(1, limits.bufferedMessages / 2),
-                                highWatermark: max(2, limits.bufferedMessages))))
-                    return .upgraded(wrapped, response)
+                    // Reads on demand: the inbox asks for one when it has room.
+                    try channel.syncOptions?.setOption(.autoRead, value: false)
+                    let inbox = AHCFrameInbox(capacity: limits.bufferedMessages, channel: channel)
+                    try channel.pipeline.syncOperations.addHandler(inbox)
+                    return .upgraded(channel, inbox, response)
                 }
             }
             let configuration = NIOTypedHTTPClientUpgradeConfiguration<Negotiated>(
@@ -68,8 +66,8 @@
         static func settle(_ negotiated: EventLoopFuture<Negotiated>) async throws -> AHCWebSocketUpgrade {
             do {
                 switch try await negotiated.get() {
-                case .upgraded(let channel, let head):
-                    return .upgraded(AHCWebSocketChannel(channel, head: head), response(head))
+                case .upgraded(let channel, let inbox, let head):
+                    return .upgraded(AHCWebSocketChannel(channel, inbox: inbox, head: head), response(head))
                 case .refused(let reader):
                     let (head, body) = try await reader.response.futureResult.get()
                     return .refused(response(head), body)
@@ -147,58 +145,25 @@
         }
     }
 
-    /// An upgraded NIO connection as a ``WebSocketChannel``: frames read on
-    /// demand (one `receive` pulls one frame from the async channel, whose
-    /// buffer stops the socket's reading when full), written masked through
-    /// the channel's pipeline.
+    /// An upgraded NIO connection as a ``WebSocketChannel``: frames from
+    /// its ``AHCFrameInbox`` (which reads the socket only while it has
+    /// room), written masked through the channel's pipeline.
     final class AHCWebSocketChannel: WebSocketChannel {
         let subprotocol: String?
         private let channel: any Channel
-        private let demand:
-            AsyncStream<CheckedContinuation<Result<WebSocketFrame?, any Error>, Never>>.Continuation
-        private let reader: Task<Void, Never>
+        private let inbox: AHCFrameInbox
 
-        init(_ wrapped: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, head: HTTPResponseHead) {
+        init(_ channel: any Channel, inbox: AHCFrameInbox, head: HTTPResponseHead) {
             subprotocol = head.headers.first(name: "Sec-WebSocket-Protocol")
-            channel = wrapped.channel
-            let (requests, demand) = AsyncStream<
-                CheckedContinuation<Result<WebSocketFrame?, any Error>, Never>
-            >
-            .makeStream()
-            self.demand = demand
-            reader = Task {
-                var pending: [CheckedContinuation<Result<WebSocketFrame?, any Error>, Never>] = []
-                do {
-                    try await wrapped.executeThenClose { inbound, _ in
-                        var frames = inbound.makeAsyncIterator()
-                        for await request in requests {
-                            pending = [request]
-                            let frame = try await frames.next()
-                            pending = []
-                            request.resume(returning: .success(frame))
-                            if frame == nil { break }
-                        }
-                    }
-                } catch {
-                    for request in pending { request.resume(returning: .failure(error)) }
-                    pending = []
-                }
-                for request in pending { request.resume(returning: .success(nil)) }
-                // Requests after the end: the connection is over.
-                for await request in requests { request.resume(returning: .success(nil)) }
-            }
+            self.channel = channel
+            self.inbox = inbox
         }
 
         deinit { abort() }
 
         func receive() async throws -> WebSocketInbound? {
-            let result = await withCheckedContinuation { continuation in
-                if case .terminated = demand.yield(continuation) {
-                    continuation.resume(returning: .success(nil))
-                }
-            }
             do {
-                guard let frame = try result.get() else { return nil }
+                guard let frame = try await inbox.next() else { return nil }
                 return Self.inbound(frame)
             } catch let error as NIOWebSocketFrameAggregator.Error {
                 throw Self.failure(error)
@@ -223,7 +188,6 @@
 
         func abort() {
             channel.close(promise: nil)
-            demand.finish()
         }
 
         static func inbound(_ frame: WebSocketFrame) -> WebSocketInbound? {

@@ -69,7 +69,8 @@ extension APIClient {
                 request: stream.request)
         }
         return WebSocket(
-            response: stream.head, request: stream.request, channel: channel, options: options,
-            clock: stream.clock, decoder: configuration.decoder, ended: stream.end)
+            session: WebSocketSession(
+                response: stream.head, request: stream.request, channel: channel, options: options,
+                clock: stream.clock, decoder: configuration.decoder, ended: stream.end))
     }
 }

@@ -17,14 +17,14 @@ public struct WebSocketMessages: AsyncSequence, Sendable {
 
         /// The next message; `nil` after a normal close.
         public mutating func next() async throws(CourierError) -> WebSocketMessage? {
-            try await socket.next()
+            try await socket.session.next()
         }
 
         /// The next message; `nil` after a normal close.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError)
             -> WebSocketMessage?
         {
-            try await socket.next()
+            try await socket.session.next()
         }
     }
 
@@ -49,15 +49,15 @@ public struct WebSocketDecodedMessages<Model: Decodable & Sendable>: AsyncSequen
 
         /// The next message, decoded; `nil` after a normal close.
         public mutating func next() async throws(CourierError) -> Model? {
-            guard let message = try await socket.next() else { return nil }
-            return try socket.decode(Model.self, message)
+            guard let message = try await socket.session.next() else { return nil }
+            return try socket.session.decode(Model.self, message)
         }
 
         /// The next message, decoded; `nil` after a normal close.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Model?
         {
-            guard let message = try await socket.next() else { return nil }
-            return try socket.decode(Model.self, message)
+            guard let message = try await socket.session.next() else { return nil }
+            return try socket.session.decode(Model.self, message)
         }
     }
 
@@ -65,7 +65,7 @@ public struct WebSocketDecodedMessages<Model: Decodable & Sendable>: AsyncSequen
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(socket: socket) }
 }
 
-extension WebSocket {
+extension WebSocketSession {
     /// `message` decoded as `Model` by the client's decoder (JSON when the
     /// client has none).
     func decode<Model: Decodable>(_ type: Model.Type, _ message: WebSocketMessage) throws(CourierError)

@@ -1,0 +1,73 @@
+import CourierAsyncHTTPClient
+import CourierCodable
+import CourierCore
+import CourierWebSocket
+import Testing
+
+/// The client against an independent WebSocket server (Debian's
+/// python3-websockets): it refuses unmasked client frames, so every echo
+/// proves the client masks; it sends a message in fragments with pings
+/// between them, which must arrive as one message; it closes with codes of
+/// its own; it pings the client, which must answer.
+@Suite(.serialized)
+struct IndependentWebSocketTests {
+    static func open(_ server: IndependentWebSocketServer, _ path: String, _ client: APIClient) async throws
+        -> WebSocket
+    {
+        try await client.webSocket(
+            Endpoint<RawResponse>(.get(RoutePath(escaped: path)), on: Node("py", baseURL: server.baseURL)),
+            options: .init(pingInterval: nil, subprotocols: ["chat.v1"]))
+    }
+
+    @Test func theClientSpeaksRFC6455WithAnotherImplementation() async throws {
+        try await withIndependentWebSocketServer { server in
+            try await withAsyncHTTPClientTransport { transport in
+                let client = APIClient(configuration: .init(transport: transport, decoder: .codable))
+
+                // Masked frames (the server refuses others), text and binary, a subprotocol.
+                let echo = try await Self.open(server, "/echo", client)
+                #expect(echo.subprotocol == "chat.v1")
+                var echoed = echo.messages.makeAsyncIterator()
+                try await echo.send(text: "héllo")
+                #expect(try await echoed.next() == .text("héllo"))
+                let bytes = (0..<300).map { UInt8($0 % 256) }
+                try await echo.send(.binary(bytes))
+                #expect(try await echoed.next() == .binary(bytes))
+                await echo.close()
+                #expect(try await echoed.next() == nil)
+
+                // Fragments with pings between them: one message.
+                let fragmented = try await Self.open(server, "/fragmented", client)
+                var parts = fragmented.messages.makeAsyncIterator()
+                #expect(try await parts.next() == .text("frag1-frag2-frag3"))
+                await fragmented.close()
+
+                let binary = try await Self.open(server, "/binary", client)
+                var binaryMessages = binary.messages.makeAsyncIterator()
+                #expect(try await binaryMessages.next() == .binary((0..<256).map { UInt8($0) }))
+                await binary.close()
+
+                // The server's ping is answered by the client.
+                let pinged = try await Self.open(server, "/ping", client)
+                var said = pinged.messages.makeAsyncIterator()
+                #expect(try await said.next() == .text("pong received"))
+                await pinged.close()
+
+                // The server's own close codes.
+                let normal = try await Self.open(server, "/close/1000", client)
+                var normalMessages = normal.messages.makeAsyncIterator()
+                #expect(try await normalMessages.next() == nil)
+                #expect(normal.peerClose == WebSocketClose(code: 1000, reason: "bye"))
+                let kicked = try await Self.open(server, "/close/4001", client)
+                do {
+                    for try await _ in kicked.messages {}
+                    Issue.record("a 4001 close ended the messages normally")
+                } catch {
+                    let failure = (error as? CourierError)?.underlying as? WebSocketFailure
+                    #expect(failure?.kind == .closedByPeer)
+                    #expect(failure?.close == WebSocketClose(code: 4001, reason: "bye"))
+                }
+            }
+        }
+    }
+}
