@@ -21,7 +21,7 @@ struct IndependentWebSocketTests {
 
     @Test func theClientSpeaksRFC6455WithAnotherImplementation() async throws {
         try await withIndependentWebSocketServer { server in
-            try await withAsyncHTTPClientTransport { transport in
+            try await withAsyncHTTPClientTransport(configuration: hangGuarded) { transport in
                 let client = APIClient(configuration: .init(transport: transport, decoder: .codable))
 
                 // Masked frames (the server refuses others), text and binary, a subprotocol.

@@ -10,6 +10,12 @@ import Foundation
 import HTTPTypes
 import Testing
 
+/// The WebSocket suites' transport: connecting may take as long as a hang
+/// guard allows. Under ThreadSanitizer, beside suites that decode 64 MiB
+/// bombs on the same event loops, a loopback connect has taken more than
+/// the default 10 s; a refused connection still fails at once.
+let hangGuarded = AsyncHTTPClientTransport.Configuration(connectTimeout: .seconds(600))
+
 /// WebSocket connections through the pipeline, against courier-mock's
 /// scripted conversations: a chat, the authenticator's refresh on a 401
 /// handshake, the peer's close code, every limit and fault typed, and a
@@ -52,7 +58,7 @@ struct WebSocketContractTests {
     ) async throws {
         let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<websocket>")
         try await withMockServer(.init(stubs: stubs)) { server async throws in
-            try await withAsyncHTTPClientTransport { transport async throws in
+            try await withAsyncHTTPClientTransport(configuration: hangGuarded) { transport async throws in
                 var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
                 configuration.callInterceptors = interceptors
                 if let clock { configuration.clock = clock }
@@ -132,7 +138,7 @@ struct WebSocketContractTests {
         let provider = Provider()
         let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<websocket>")
         try await withMockServer(.init(stubs: stubs)) { server async throws in
-            try await withAsyncHTTPClientTransport { transport async throws in
+            try await withAsyncHTTPClientTransport(configuration: hangGuarded) { transport async throws in
                 let node = Node("ws", baseURL: server.baseURL)
                 var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
                 configuration.callInterceptors = [Authenticator(provider, for: [node], credential: "stale")]
