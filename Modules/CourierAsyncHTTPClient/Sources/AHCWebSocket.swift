@@ -29,7 +29,7 @@
             guard let authority = head.authority,
                 let (host, port) = Self.hostAndPort(authority, secure: secure)
             else { throw TransportError(.other, "a WebSocket request needs a host") }
-            let tls = try secure ? NIOSSLContext(configuration: AHCTLS.configuration(configuration.tls)) : nil
+            let tls = secure ? try webSocketTLSContext() : nil
             var fields = HTTPHeaders()
             fields.add(name: "Host", value: authority)
             for field in head.headerFields { fields.add(name: field.name.rawName, value: field.value) }
@@ -73,6 +73,14 @@
             case .refused(let response, let body):
                 return WebSocketOpening(head: response, channel: nil, body: ResponseBodyStream(bytes: body))
             }
+        }
+
+        /// The `wss` TLS context, made once from the transport's TLS settings.
+        private func webSocketTLSContext() throws -> NIOSSLContext {
+            if let made = webSocketTLS.withLock({ $0 }) { return made }
+            let context = try NIOSSLContext(configuration: AHCTLS.configuration(configuration.tls))
+            webSocketTLS.withLock { $0 = $0 ?? context }
+            return context
         }
 
         /// `host` and port of `authority` (`[::1]:8080`, `example.com`).

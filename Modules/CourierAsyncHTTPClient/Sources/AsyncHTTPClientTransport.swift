@@ -1,11 +1,12 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
-    @_spi(Transport) public import CourierCore
+    @_spi(Locking) @_spi(Transport) public import CourierCore
     @_spi(Transport) public import CourierProxies
     public import CourierTLS
     import HTTPTypes
     import NIOCore
     import NIOPosix
+    import NIOSSL
 
     /// A ``/CourierCore/Transport`` over async-http-client (SwiftNIO): for a
     /// server that already runs on SwiftNIO and wants one event loop group,
@@ -87,6 +88,9 @@
         /// their deadline: async-http-client's own queue would fail them at
         /// the *connect* timeout (`getConnectionFromPoolTimeout`).
         let admission: HostAdmission
+        /// The TLS context of `wss` connections, made on the first one: it
+        /// reads the trust roots, which every connection need not do again.
+        let webSocketTLS = Locked<NIOSSLContext?>(nil)
 
         /// Creates a transport with its own `HTTPClient` on the process's
         /// shared event loop group; call ``shutdown()`` when done with it.

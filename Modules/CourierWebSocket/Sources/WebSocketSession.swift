@@ -52,7 +52,6 @@ final class WebSocketSession: Sendable {
         try checkOpen()
         do {
             try await channel.send(.message(message))
-            state.withLock { $0.sent += Int64(message.byteCount) }
         } catch {
             throw failure(from: error)
         }
@@ -110,12 +109,11 @@ final class WebSocketSession: Sendable {
                 return
             }
         }
-        let done = Task { [self] in await waitForEnd() }
         let timer = Task { [self] in
             try? await clock.sleep(for: options.closeTimeout)
             if !Task.isCancelled { finish(.success(close), abort: true) }
         }
-        await done.value
+        await waitForEnd()
         timer.cancel()
     }
 

@@ -13,7 +13,6 @@ struct WebSocketState: Sendable {
     var closeSent = false
     var lastHeard: Duration = .zero
     var received: Int64 = 0
-    var sent: Int64 = 0
     var messages = 0
 
     struct Woken {
