@@ -320,7 +320,7 @@ let package = Package(
             name: "CourierCurl",
             dependencies: [
                 "CourierCore", "CourierTLS", "CourierProxies", "CCurl", "CCourierSanitizer",
-                "CourierContentCoding",
+                "CourierContentCoding", "CourierWebSocket",
                 .target(name: "CCurlOpenSSL", condition: .when(platforms: [.linux])),
             ],
             path: "Modules/CourierCurl/Sources"

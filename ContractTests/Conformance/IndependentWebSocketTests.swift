@@ -1,4 +1,3 @@
-import CourierAsyncHTTPClient
 import CourierCodable
 import CourierCore
 import CourierWebSocket
@@ -19,10 +18,10 @@ struct IndependentWebSocketTests {
             options: .init(pingInterval: nil, subprotocols: ["chat.v1"]))
     }
 
-    @Test func theClientSpeaksRFC6455WithAnotherImplementation() async throws {
+    @Test(arguments: WebSocketColumn.allCases)
+    func theClientSpeaksRFC6455WithAnotherImplementation(_ column: WebSocketColumn) async throws {
         try await withIndependentWebSocketServer { server in
-            try await withAsyncHTTPClientTransport(configuration: hangGuarded) { transport in
-                let client = APIClient(configuration: .init(transport: transport, decoder: .codable))
+            try await column.withClient { client in
 
                 // Masked frames (the server refuses others), text and binary, a subprotocol.
                 let echo = try await Self.open(server, "/echo", client)

@@ -16,6 +16,57 @@ import Testing
 /// the default 10 s; a refused connection still fails at once.
 let hangGuarded = AsyncHTTPClientTransport.Configuration(connectTimeout: .seconds(600))
 
+/// The transports that open WebSocket connections, one column each.
+enum WebSocketColumn: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case asyncHTTPClient, curl
+
+    var testDescription: String { rawValue }
+
+    /// Whether this run must have libcurl's WebSockets (scripts/check-newer-libcurl
+    /// sets it, with a libcurl that has them loaded).
+    static var curlRequired: Bool {
+        ProcessInfo.processInfo.environment["COURIER_EXPECT_CURL_WEBSOCKETS"] == "1"
+    }
+
+    /// Runs `body` with a client over this column's transport (`configure`d).
+    /// A libcurl without WebSockets (Debian 12's 7.88) is proven to say so
+    /// instead: the client names the reason before anything is sent, and
+    /// opening throws `.webSocketUnsupported` — unless this run requires them.
+    func withClient(
+        configure: (inout APIClient.Configuration) -> Void = { _ in },
+        _ body: (APIClient) async throws -> Void
+    ) async throws {
+        switch self {
+        case .asyncHTTPClient:
+            try await withAsyncHTTPClientTransport(configuration: hangGuarded) { transport in
+                var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
+                configure(&configuration)
+                try await body(APIClient(configuration: configuration))
+            }
+        case .curl:
+            try await withCurlTransport(configuration: .init(connectTimeoutMilliseconds: 600_000)) {
+                transport in
+                var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
+                configure(&configuration)
+                let client = APIClient(configuration: configuration)
+                if Self.curlRequired { #expect(CurlFeatures.current.webSockets) }
+                guard CurlFeatures.current.webSockets else {
+                    #expect(client.webSocketUnavailability?.contains(CurlFeatures.current.version) == true)
+                    do {
+                        _ = try await client.webSocket(
+                            Endpoint<RawResponse>(.get("x"), on: Node("ws", baseURL: "http://127.0.0.1:9")))
+                        Issue.record("a WebSocket opened over a libcurl without WebSockets")
+                    } catch {
+                        #expect((error as? CourierError)?.code == .webSocketUnsupported)
+                    }
+                    return
+                }
+                try await body(client)
+            }
+        }
+    }
+}
+
 /// WebSocket connections through the pipeline, against courier-mock's
 /// scripted conversations: a chat, the authenticator's refresh on a 401
 /// handshake, the peer's close code, every limit and fault typed, and a
@@ -53,16 +104,14 @@ struct WebSocketContractTests {
     static let node = Node("ws", baseURL: "http://127.0.0.1")
 
     static func withServer(
-        clock: (any CourierClock)? = nil, interceptors: [any Interceptor] = [],
+        _ column: WebSocketColumn, clock: (any CourierClock)? = nil,
         _ body: @Sendable (APIClient, MockServer) async throws -> Void
     ) async throws {
         let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<websocket>")
         try await withMockServer(.init(stubs: stubs)) { server async throws in
-            try await withAsyncHTTPClientTransport(configuration: hangGuarded) { transport async throws in
-                var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
-                configuration.callInterceptors = interceptors
+            try await column.withClient(configure: { configuration in
                 if let clock { configuration.clock = clock }
-                let client = APIClient(configuration: configuration)
+            }) { client in
                 try await body(client, server)
             }
         }
@@ -76,8 +125,10 @@ struct WebSocketContractTests {
         server.journal.entries.last { $0.request.path == path }?.webSocketFrames ?? []
     }
 
-    @Test func aChatThroughThePipeline() async throws {
-        try await Self.withServer { client, server in
+    @Test(arguments: WebSocketColumn.allCases) func aChatThroughThePipeline(_ column: WebSocketColumn)
+        async throws
+    {
+        try await Self.withServer(column) { client, server in
             let socket = try await client.webSocket(
                 Self.endpoint("/chat", server), options: .init(subprotocols: ["chat.v1"]))
             #expect(socket.response.status.code == 101)
@@ -100,8 +151,10 @@ struct WebSocketContractTests {
 
     /// A connection nobody holds any more is closed with 1001 (going away),
     /// not left open until the server gives up.
-    @Test func droppingTheLastReferenceClosesTheConnection() async throws {
-        try await Self.withServer { client, server in
+    @Test(arguments: WebSocketColumn.allCases) func droppingTheLastReferenceClosesTheConnection(
+        _ column: WebSocketColumn
+    ) async throws {
+        try await Self.withServer(column) { client, server in
             do {
                 let socket = try await client.webSocket(Self.endpoint("/chat", server))
                 var messages = socket.messages.makeAsyncIterator()
@@ -114,7 +167,8 @@ struct WebSocketContractTests {
     }
 
     /// A 401 on the handshake refreshes the credential once and opens again.
-    @Test func theAuthenticatorSignsAndRefreshesTheHandshake() async throws {
+    @Test(arguments: WebSocketColumn.allCases)
+    func theAuthenticatorSignsAndRefreshesTheHandshake(_ column: WebSocketColumn) async throws {
         final class Refreshes: Sendable {
             let count = Locked(0)
             func increment() -> Int {
@@ -138,16 +192,18 @@ struct WebSocketContractTests {
         let provider = Provider()
         let stubs = try ContractLoader.parse(Array(Self.stubs.utf8), file: "<websocket>")
         try await withMockServer(.init(stubs: stubs)) { server async throws in
-            try await withAsyncHTTPClientTransport(configuration: hangGuarded) { transport async throws in
-                let node = Node("ws", baseURL: server.baseURL)
-                var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
+            let node = Node("ws", baseURL: server.baseURL)
+            let opened = Locked(false)
+            try await column.withClient(configure: { configuration in
                 configuration.callInterceptors = [Authenticator(provider, for: [node], credential: "stale")]
-                let client = APIClient(configuration: configuration)
+            }) { client in
                 let socket = try await client.webSocket(Endpoint<RawResponse>(.get("private"), on: node))
                 var messages = socket.messages.makeAsyncIterator()
                 #expect(try await messages.next() == .text("signed in"))
                 await socket.close()
+                opened.withLock { $0 = true }
             }
+            guard opened.withLock({ $0 }) else { return }  // a libcurl without WebSockets said so
             #expect(provider.refreshes.value == 1)
             let attempts = server.journal.entries.filter { $0.request.path == "/private" }
             #expect(attempts.map(\.status) == [401, 101])
@@ -155,8 +211,10 @@ struct WebSocketContractTests {
         }
     }
 
-    @Test func thePeersCloseCodeEndsTheMessagesWithAnError() async throws {
-        try await Self.withServer { client, server in
+    @Test(arguments: WebSocketColumn.allCases) func thePeersCloseCodeEndsTheMessagesWithAnError(
+        _ column: WebSocketColumn
+    ) async throws {
+        try await Self.withServer(column) { client, server in
             let socket = try await client.webSocket(Self.endpoint("/kicked", server))
             let failure = await Self.failure(of: socket)
             #expect(failure?.kind == .closedByPeer)
@@ -169,8 +227,10 @@ struct WebSocketContractTests {
         }
     }
 
-    @Test func eachLimitAndFaultIsTyped() async throws {
-        try await Self.withServer { client, server in
+    @Test(arguments: WebSocketColumn.allCases) func eachLimitAndFaultIsTyped(_ column: WebSocketColumn)
+        async throws
+    {
+        try await Self.withServer(column) { client, server in
             let huge = try await client.webSocket(
                 Self.endpoint("/huge", server), options: .init(maxMessageSize: 1_024))
             #expect(await Self.failure(of: huge)?.kind == .messageTooLarge)
@@ -193,9 +253,11 @@ struct WebSocketContractTests {
 
     /// A ping the server does not answer: after the pong timeout (on the
     /// client's clock) the connection is dropped and the reader told.
-    @Test func anUnansweredPingTimesOut() async throws {
+    @Test(arguments: WebSocketColumn.allCases) func anUnansweredPingTimesOut(_ column: WebSocketColumn)
+        async throws
+    {
         let clock = TestClock(mode: .manual)
-        try await Self.withServer(clock: clock) { client, server in
+        try await Self.withServer(column, clock: clock) { client, server in
             let socket = try await client.webSocket(
                 Self.endpoint("/silent", server), options: .init(pingInterval: nil, pongTimeout: .seconds(5)))
             let ping = Task { () -> WebSocketFailure? in
@@ -218,6 +280,7 @@ struct WebSocketContractTests {
     /// A transport without WebSocket support says so before sending anything.
     @Test func aTransportThatCannotSaysSo() async throws {
         let client = APIClient(configuration: .init(transport: StubTransport.immediate(.status(200))))
+        #expect(client.webSocketUnavailability?.contains("StubTransport cannot open WebSocket") == true)
         do {
             _ = try await client.webSocket(Endpoint<RawResponse>(.get("x"), on: Self.node))
             Issue.record("a WebSocket over a stub transport")

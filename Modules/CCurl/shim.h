@@ -91,6 +91,23 @@ static inline CURLcode courier_easy_getinfo_pointer(CURL *handle, CURLINFO info,
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLcode courier_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+/// curl_ws_recv, with the frame's flags and bytes left copied out: the meta
+/// pointer's constness (and the struct's tail) differ between libcurl versions.
+static inline CURLcode courier_ws_recv(CURL *handle, void *buffer, size_t length, size_t *received,
+                                       int *flags, curl_off_t *bytesLeft) {
+    struct curl_ws_frame *meta = NULL;
+    CURLcode result = curl_ws_recv(handle, buffer, length, received, (void *)&meta);
+    if (result == CURLE_OK && meta) {
+        *flags = meta->flags;
+        *bytesLeft = meta->bytesleft;
+    }
+    return result;
+}
+
 static inline CURLMcode courier_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

@@ -130,7 +130,7 @@ public final class CurlTransport: Transport {
     }
 
     private let engine: CurlEngine
-    private let configuration: Configuration
+    let configuration: Configuration
     /// Whether ``shutdown()`` was called: a transport dropped without it
     /// leaves its thread and connections to the end of the process.
     private let wasShutDown = Atomic(false)

@@ -2,6 +2,32 @@
 import HTTPTypes
 
 extension APIClient {
+    /// Whether ``webSocket(_:options:plugins:)`` can open connections with
+    /// this client's transport, asked without sending anything: `nil` when
+    /// it can, else why not (the message of the `.webSocketUnsupported`
+    /// error opening one would throw). `CurlTransport` can where the loaded
+    /// libcurl has WebSockets (8.11 and later by default),
+    /// `AsyncHTTPClientTransport` always, other transports cannot.
+    public var webSocketUnavailability: String? {
+        if case .unavailable(let reason) = webSocketSupport { return reason }
+        return nil
+    }
+
+    private enum WebSocketSupport {
+        case available(any WebSocketTransport)
+        case unavailable(String)
+    }
+
+    private var webSocketSupport: WebSocketSupport {
+        guard let transport = configuration.transport as? any WebSocketTransport else {
+            return .unavailable(
+                "\(type(of: configuration.transport)) cannot open WebSocket connections; "
+                    + "CurlTransport (with a libcurl that has WebSockets) and AsyncHTTPClientTransport can")
+        }
+        if let reason = transport.webSocketUnavailability { return .unavailable(reason) }
+        return .available(transport)
+    }
+
     /// Opens a WebSocket connection to `endpoint` (a GET; its node, route,
     /// query and headers as for any call) through the client's pipeline:
     /// the opening handshake passes the interceptors (an `Authenticator`
@@ -27,13 +53,12 @@ extension APIClient {
     public func webSocket<Response>(
         _ endpoint: Endpoint<Response>, options: WebSocketOptions = .init(), plugins: [any Plugin] = []
     ) async throws(CourierError) -> WebSocket {
-        guard let transport = configuration.transport as? any WebSocketTransport else {
-            throw CourierError(
-                .webSocketUnsupported, stage: .transport,
-                message:
-                    "\(type(of: configuration.transport)) cannot open WebSocket connections; "
-                    + "CurlTransport (with a libcurl that has WebSockets), AsyncHTTPClientTransport "
-                    + "and URLSessionTransport (on Apple platforms) can")
+        let transport: any WebSocketTransport
+        switch webSocketSupport {
+        case .available(let capable):
+            transport = capable
+        case .unavailable(let reason):
+            throw CourierError(.webSocketUnsupported, stage: .transport, message: reason)
         }
         var handshake = endpoint
         handshake.spec.validation = Validation(statusCodes: [101])

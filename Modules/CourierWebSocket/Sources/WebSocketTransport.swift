@@ -79,8 +79,15 @@ package struct WebSocketOpening: Sendable {
 /// status with its body (the client follows redirects and refreshes
 /// credentials as for any call).
 package protocol WebSocketTransport: Transport {
+    /// Why this transport cannot open WebSocket connections here (a libcurl
+    /// built without them, a Foundation without the task); `nil` when it can.
+    var webSocketUnavailability: String? { get }
     /// Sends the opening handshake for `request` (a GET).
     /// - Throws: ``/CourierCore/TransportError`` when nothing was answered.
     func openWebSocket(_ request: OutgoingRequest, options: TransportOptions, limits: WebSocketLimits)
         async throws -> WebSocketOpening
+}
+
+extension WebSocketTransport {
+    package var webSocketUnavailability: String? { nil }
 }
