@@ -49,9 +49,11 @@ enum WebSocketColumn: String, CaseIterable, CustomTestStringConvertible, Sendabl
                 var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
                 configure(&configuration)
                 let client = APIClient(configuration: configuration)
-                if Self.curlRequired { #expect(CurlFeatures.current.webSockets) }
-                guard CurlFeatures.current.webSockets else {
-                    #expect(client.webSocketUnavailability?.contains(CurlFeatures.current.version) == true)
+                let unavailability = client.webSocketUnavailability
+                if Self.curlRequired { #expect(unavailability == nil) }
+                if let unavailability {
+                    #expect(
+                        unavailability.contains("libcurl \(CurlFeatures.current.version) was built without"))
                     do {
                         _ = try await client.webSocket(
                             Endpoint<RawResponse>(.get("x"), on: Node("ws", baseURL: "http://127.0.0.1:9")))

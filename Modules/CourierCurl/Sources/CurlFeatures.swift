@@ -22,8 +22,9 @@ public struct CurlFeatures: Sendable, Hashable {
     /// protocols): built in from 8.11 by default, experimental and usually
     /// left out before (Debian 12's 7.88 has the functions but not the
     /// protocol). Without it, `CurlTransport` says so when a WebSocket is
-    /// opened (`.webSocketUnsupported`), before anything is sent.
-    public var webSockets: Bool
+    /// opened (`.webSocketUnsupported`), before anything is sent; apps ask
+    /// `APIClient.webSocketUnavailability`, which says why.
+    var webSockets: Bool
     /// Whether libcurl can be told not to answer pings itself
     /// (`CURLWS_NOAUTOPONG`, 8.14): then Courier's own pong is the only one.
     var webSocketPongsOptional: Bool
