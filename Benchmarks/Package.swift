@@ -11,6 +11,15 @@ func bench(_ name: String, _ local: [Target.Dependency], courier: [String], ahc:
     return .executableTarget(name: name, dependencies: ["BenchSupport"] + local + measured + peers)
 }
 
+/// SwiftNIO's HTTP/1.1 and WebSocket pieces, for the servers the benchmarks
+/// run against and the raw WebSocket client.
+let nio: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOWebSocket", package: "swift-nio"),
+]
+
 let package = Package(
     name: "CourierBenchmarks",
     platforms: [.macOS(.v15)],
@@ -75,14 +84,14 @@ let package = Package(
             "courier-typed-bench", ["CRawCurl"],
             courier: ["CourierCurl", "CourierJansson", "CourierCodable"],
             ahc: true),
+        // WebSocket round trips through Courier over each transport, beside a
+        // raw SwiftNIO client, against ws-echo-server (scripts/bench-websocket).
+        bench(
+            "courier-ws-bench", nio,
+            courier: ["CourierCore", "CourierCurl", "CourierAsyncHTTPClient", "CourierWebSocket"], ahc: true),
+        .executableTarget(name: "ws-echo-server", dependencies: nio),
         // The SwiftNIO floor under courier-mock (scripts/bench-mock): the
         // same decoder and event loops, a fixed answer, nothing else.
-        .executableTarget(
-            name: "nio-floor-server",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]),
+        .executableTarget(name: "nio-floor-server", dependencies: nio),
     ]
 )

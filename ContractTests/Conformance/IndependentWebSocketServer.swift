@@ -8,10 +8,13 @@ import Foundation
 /// codes). It picks its own port and says it when it listens.
 final class IndependentWebSocketServer: Sendable {
     let port: Int
+    /// Whether it speaks wss (with a ``TLSFixture``'s server certificate).
+    let secure: Bool
     private let process: TestServerProcess
 
-    private init(port: Int, process: TestServerProcess) {
+    private init(port: Int, secure: Bool, process: TestServerProcess) {
         self.port = port
+        self.secure = secure
         self.process = process
     }
 
@@ -19,7 +22,8 @@ final class IndependentWebSocketServer: Sendable {
         let description: String
     }
 
-    static func start() async throws -> IndependentWebSocketServer {
+    /// Starts the server; with `tls`, over TLS with its server certificate.
+    static func start(tls: TLSFixture? = nil) async throws -> IndependentWebSocketServer {
         let python = "/usr/bin/python3"
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/websocket/independent_server.py").path
@@ -28,7 +32,9 @@ final class IndependentWebSocketServer: Sendable {
         }
         let announced = Locked<Int?>(nil)
         do {
-            let process = try await TestServerProcess.start(python, [script]) { line in
+            let arguments =
+                [script] + (tls.map { ["--tls", $0.serverCertificatePath, $0.serverKeyPath] } ?? [])
+            let process = try await TestServerProcess.start(python, arguments) { line in
                 guard line.hasPrefix("ready "), let port = Int(line.dropFirst(6)) else { return false }
                 announced.withLock { $0 = port }
                 return true
@@ -37,7 +43,7 @@ final class IndependentWebSocketServer: Sendable {
                 await process.stop()
                 throw Unavailable(description: "the server said it was ready without a port")
             }
-            return IndependentWebSocketServer(port: port, process: process)
+            return IndependentWebSocketServer(port: port, secure: tls != nil, process: process)
         } catch let early as TestServerProcess.ExitedEarly {
             throw Unavailable(
                 description:
@@ -48,14 +54,14 @@ final class IndependentWebSocketServer: Sendable {
 
     func stop() async { await process.stop() }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var baseURL: String { "\(secure ? "https" : "http")://127.0.0.1:\(port)" }
 }
 
 /// Runs `body` with a fresh independent server, stopped whatever happens.
-func withIndependentWebSocketServer<T: Sendable>(_ body: (IndependentWebSocketServer) async throws -> T)
-    async throws -> T
-{
-    let server = try await IndependentWebSocketServer.start()
+func withIndependentWebSocketServer<T: Sendable>(
+    tls: TLSFixture? = nil, _ body: (IndependentWebSocketServer) async throws -> T
+) async throws -> T {
+    let server = try await IndependentWebSocketServer.start(tls: tls)
     do {
         let result = try await body(server)
         await server.stop()

@@ -1,5 +1,6 @@
 import CourierCodable
 import CourierCore
+import CourierTLS
 import CourierWebSocket
 import Testing
 
@@ -65,6 +66,36 @@ struct IndependentWebSocketTests {
                     let failure = (error as? CourierError)?.underlying as? WebSocketFailure
                     #expect(failure?.kind == .closedByPeer)
                     #expect(failure?.close == WebSocketClose(code: 4001, reason: "bye"))
+                }
+            }
+        }
+    }
+
+    /// wss: the handshake goes out with the transport's TLS settings — a
+    /// private CA trusted by configuration opens the connection and carries
+    /// messages; without it the certificate is refused with a typed `.tls`
+    /// failure, nothing upgraded.
+    @Test(arguments: WebSocketColumn.allCases)
+    func wssTrustsWhatTheTransportTrusts(_ column: WebSocketColumn) async throws {
+        let fixture = try await TLSFixture.make()
+        defer { fixture.remove() }
+        try await withIndependentWebSocketServer(tls: fixture) { server in
+            #expect(server.baseURL.hasPrefix("https://"))
+            try await column.withClient(tls: TLSSettings(caBundlePath: fixture.caPath)) { client in
+                let echo = try await Self.open(server, "/echo", client)
+                var echoed = echo.messages.makeAsyncIterator()
+                try await echo.send(text: "over TLS")
+                #expect(try await echoed.next() == .text("over TLS"))
+                await echo.close()
+            }
+            try await column.withClient { client in
+                do {
+                    _ = try await Self.open(server, "/echo", client)
+                    Issue.record("a certificate from an untrusted CA was accepted")
+                } catch {
+                    let failure = error as? CourierError
+                    #expect(failure?.code == .transport)
+                    #expect((failure?.underlying as? TransportError)?.code == .tls)
                 }
             }
         }

@@ -4,6 +4,7 @@ import CourierCodable
 @_spi(Locking) import CourierCore
 import CourierCurl
 import CourierMockServer
+import CourierTLS
 import CourierTesting
 import CourierWebSocket
 import Foundation
@@ -33,18 +34,20 @@ enum WebSocketColumn: String, CaseIterable, CustomTestStringConvertible, Sendabl
     /// instead: the client names the reason before anything is sent, and
     /// opening throws `.webSocketUnsupported` — unless this run requires them.
     func withClient(
-        configure: (inout APIClient.Configuration) -> Void = { _ in },
+        tls: TLSSettings = .system, configure: (inout APIClient.Configuration) -> Void = { _ in },
         _ body: (APIClient) async throws -> Void
     ) async throws {
         switch self {
         case .asyncHTTPClient:
-            try await withAsyncHTTPClientTransport(configuration: hangGuarded) { transport in
+            var guarded = hangGuarded
+            guarded.tls = tls
+            try await withAsyncHTTPClientTransport(configuration: guarded) { transport in
                 var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
                 configure(&configuration)
                 try await body(APIClient(configuration: configuration))
             }
         case .curl:
-            try await withCurlTransport(configuration: .init(connectTimeoutMilliseconds: 600_000)) {
+            try await withCurlTransport(configuration: .init(connectTimeoutMilliseconds: 600_000, tls: tls)) {
                 transport in
                 var configuration = APIClient.Configuration(transport: transport, decoder: .codable)
                 configure(&configuration)

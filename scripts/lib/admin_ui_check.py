@@ -110,6 +110,38 @@ def request(base, method, path, body=None):
         return error.code
 
 
+def websocket_frames(base, browser):
+    """A WebSocket conversation while the page is open (python3-websockets'
+    client): its frames appear in the selected exchange as they are said,
+    while the connection is open, and its close handshake after."""
+    import asyncio
+    import websockets
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        socket = loop.run_until_complete(websockets.connect(base.replace("http", "ws", 1) + "/chat"))
+        if loop.run_until_complete(socket.recv()) != "welcome":
+            sys.exit("check-admin-ui: the chat stub did not greet")
+        loop.run_until_complete(socket.send("hello from the check"))
+        if loop.run_until_complete(socket.recv()) != "hello from the check":
+            sys.exit("check-admin-ui: the chat stub did not echo")
+        browser.wait_for("the WebSocket's row", "document.querySelectorAll('tr[data-seq]').length === 3")
+        browser.evaluate("document.querySelector('tr[data-seq=\"3\"]').click()")
+        frame_rows = "[...document.querySelectorAll('tr.ws-frame')].map(r => r.textContent).join('\\n')"
+        said = browser.wait_for("the frames of the open connection",
+                                f"(t => t.includes('hello from the check') && t.split('\\n').length >= 3 && t)({frame_rows})")
+        loop.run_until_complete(socket.close(code=1000, reason="done"))
+        closed = browser.wait_for("the close handshake",
+                                  f"(t => (t.match(/close.*1000/g) || []).length >= 2 && t)({frame_rows})")
+        tag = browser.evaluate("document.querySelector('tr[data-seq=\"3\"] .websocket').textContent")
+        if not str(tag).startswith("WebSocket · "):
+            sys.exit(f"check-admin-ui: the WebSocket's row said {tag!r}")
+        return f"{len(closed.splitlines())} frames, {len(said.splitlines())} before the close"
+    finally:
+        loop.close()
+
+
 def main():
     base, screenshot = sys.argv[1], sys.argv[2]
     assert request(base, "GET", "/hello") == 200
@@ -118,7 +150,7 @@ def main():
         browser.open(base + "/__admin/ui")
         browser.wait_for("the request made before it opened",
                          "document.querySelectorAll('tr[data-seq]').length === 1")
-        browser.wait_for("the stubs", "document.querySelectorAll('tr[data-stub]').length === 3")
+        browser.wait_for("the stubs", "document.querySelectorAll('tr[data-stub]').length === 4")
         # A request while the page is open: a POST whose body the orders stub does not accept.
         assert request(base, "POST", "/orders", {"item": "pen"}) == 404
         browser.wait_for("the new request's row",
@@ -142,9 +174,11 @@ def main():
         browser.wait_for("the status filter", "document.querySelectorAll('tr[data-seq]').length === 1")
         browser.evaluate(filter_status.format(""))
         browser.wait_for("the cleared filter", "document.querySelectorAll('tr[data-seq]').length === 2")
+        frames = websocket_frames(base, browser)
         browser.screenshot(screenshot)
-        print(f"check-admin-ui: the journal page showed both requests, the near miss ({reason.strip()}) "
-              f"and the required stub not hit; screenshot {screenshot}")
+        print(f"check-admin-ui: the journal page showed both requests, the near miss ({reason.strip()}), "
+              f"the required stub not hit and a WebSocket's frames as they came ({frames}); "
+              f"screenshot {screenshot}")
     finally:
         browser.close()
 

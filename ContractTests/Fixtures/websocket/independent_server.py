@@ -2,8 +2,9 @@
 python3-websockets, which masks nothing, refuses unmasked client frames and
 speaks RFC 6455 as its authors read it, not as courier-mock does.
 
-Usage: /usr/bin/python3 independent_server.py
-Prints "ready PORT" on standard error once it listens on 127.0.0.1.
+Usage: /usr/bin/python3 independent_server.py [--tls CERT KEY]
+Prints "ready PORT" on standard error once it listens on 127.0.0.1; with
+--tls, it speaks wss with that certificate and key.
 
 Paths:
   /echo          every message back, text as text and binary as binary
@@ -13,6 +14,7 @@ Paths:
   /ping          pings the client, then says "pong received" when it answered
 """
 import asyncio
+import ssl
 import sys
 
 import websockets
@@ -49,8 +51,12 @@ async def handle(socket, path=None):
 
 
 async def main():
+    tls = None
+    if sys.argv[1:2] == ["--tls"]:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(sys.argv[2], sys.argv[3])
     async with websockets.serve(
-        handle, "127.0.0.1", 0, subprotocols=["chat.v1"], ping_interval=None, max_size=1 << 20
+        handle, "127.0.0.1", 0, subprotocols=["chat.v1"], ping_interval=None, max_size=1 << 20, ssl=tls
     ) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"ready {port}", file=sys.stderr, flush=True)

@@ -10,7 +10,7 @@ import Foundation
 /// | `POST /__admin/mappings` | add a stub (or `{"mappings": […]}`); 400 names the bad field |
 /// | `DELETE /__admin/mappings/{id}` | remove a stub |
 /// | `GET /__admin/ui` | the live journal page (``AdminPage``) |
-/// | `GET /__admin/requests?since=` | the journal (entries after sequence `since`) |
+/// | `GET /__admin/requests?since=` | the journal (entries after sequence `since`; `sequence=` for one) |
 /// | `GET /__admin/requests/har` | the journal as HAR 1.2 (``HARExport``) |
 /// | `GET /__admin/requests/count?stubId=&method=&path=` | how many entries match |
 /// | `DELETE /__admin/requests` | clear the journal |

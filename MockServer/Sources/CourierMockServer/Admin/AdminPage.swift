@@ -40,6 +40,11 @@ enum AdminPage {
           .near-miss { color: #b3261e; }
           .missed-required { color: #b3261e; font-weight: 600; }
           .empty { color: #6b7383; padding: 12px; }
+          .websocket { background: #dff3e4; }
+          table.frames td { font-family: ui-monospace, monospace; font-size: 12px; }
+          tr.ws-in td:first-child { color: #1f5fbf; }
+          tr.ws-out td:first-child { color: #1b7f3b; }
+          tr.ws-close td { font-weight: 600; }
         </style>
         </head>
         <body>
@@ -101,8 +106,10 @@ enum AdminPage {
             cell(row, entry.sequence); cell(row, entry.method); cell(row, path(entry)); cell(row, entry.status ?? "—");
             cell(row, entry.stubID || (entry.builtinRoute ? "built-in " + entry.builtinRoute : "no match"));
             cell(row, entry.operationID || "");
-            cell(row, entry.findings ? entry.findings.length + (entry.findings.length === 1 ? " finding" : " findings") : (entry.fault || ""),
-              entry.findings ? "tag finding" : entry.fault ? "tag fault" : null);
+            const frames = entry.webSocketFrames || (entry.status === 101 ? [] : null);
+            cell(row, entry.findings ? entry.findings.length + (entry.findings.length === 1 ? " finding" : " findings")
+              : frames ? "WebSocket · " + frames.length + (frames.length === 1 ? " frame" : " frames") : (entry.fault || ""),
+              entry.findings ? "tag finding" : frames ? "tag websocket" : entry.fault ? "tag fault" : null);
             cell(row, entry.connectionIndex + "/" + entry.exchangeIndex); cell(row, millis(entry));
             row.addEventListener("click", () => { selected = entry.sequence; render(); });
             body.appendChild(row);
@@ -177,11 +184,45 @@ enum AdminPage {
             panel.appendChild(entry.response.bodySize == null ? Object.assign(document.createElement("pre"), { textContent: "(streamed)" })
               : bodyBlock(entry.response.body, entry.response.bodyBase64, entry.response.headers));
           }
+          if (entry.status === 101) panel.appendChild(framesBlock(panel, entry));
           const t = entry.timestamps;
           heading(panel, "Timings (ms since the server started)");
           const pre = document.createElement("pre");
           pre.textContent = Object.entries(t).map(([k, v]) => k + ": " + (v == null ? "—" : (v / 1e6).toFixed(3))).join("\n");
           panel.appendChild(pre);
+        }
+        // A WebSocket's frames, oldest first, each with who said it.
+        function framesBlock(panel, entry) {
+          const frames = entry.webSocketFrames || [];
+          heading(panel, "WebSocket frames (" + frames.length + (entry.webSocketFramesDropped ? ", " + entry.webSocketFramesDropped + " more not kept" : "") + ")");
+          const table = document.createElement("table");
+          table.className = "frames";
+          const start = frames.length ? frames[0].at : 0;
+          for (const frame of frames) {
+            const row = document.createElement("tr");
+            row.className = "ws-frame ws-" + frame.direction + (frame.opcode === "close" ? " ws-close" : "");
+            cell(row, frame.direction === "in" ? "from client" : "from server");
+            cell(row, frame.opcode + (frame.fin ? "" : " (more)"));
+            cell(row, frame.length + " B");
+            cell(row, frame.closeCode != null ? frame.closeCode + (frame.text ? " " + frame.text : "") : (frame.text ?? ""));
+            cell(row, "+" + ((frame.at - start) / 1e6).toFixed(1) + " ms");
+            table.appendChild(row);
+          }
+          return table;
+        }
+        // The selected WebSocket exchange is read again while it is open: its frames arrive after its row.
+        async function pollSelectedWebSocket() {
+          const entry = entries.get(selected);
+          if (!entry || entry.status !== 101) return;
+          const closed = (direction) => (entry.webSocketFrames || []).some((f) => f.direction === direction && f.opcode === "close");
+          if (closed("in") && closed("out")) return;
+          const response = await fetch("/__admin/requests?sequence=" + entry.sequence, { cache: "no-store" });
+          const [fresh] = (await response.json()).requests;
+          if (fresh && JSON.stringify(fresh.webSocketFrames) !== JSON.stringify(entry.webSocketFrames)) {
+            entries.set(fresh.sequence, Object.assign(entry, { webSocketFrames: fresh.webSocketFrames,
+              webSocketFramesDropped: fresh.webSocketFramesDropped }));
+            render();
+          }
         }
         async function pollRequests() {
           const response = await fetch("/__admin/requests?responseBodies=1&since=" + since, { cache: "no-store" });
@@ -205,7 +246,7 @@ enum AdminPage {
           }
         }
         async function tick() {
-          try { await pollRequests(); await pollStubs(); $("status").textContent = "live"; }
+          try { await pollRequests(); await pollSelectedWebSocket(); await pollStubs(); $("status").textContent = "live"; }
           catch (error) { $("status").textContent = "disconnected: " + error; }
           setTimeout(tick, 500);
         }

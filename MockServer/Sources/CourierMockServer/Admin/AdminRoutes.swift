@@ -27,11 +27,17 @@ extension AdminAPI {
             body: Array(AdminPage.html.utf8))
     }
 
-    /// The journal's entries after sequence `since`.
+    /// The journal's entries after sequence `since`, or the one entry
+    /// `sequence` (a WebSocket's, re-read while its frames come in).
     func journal(_ request: RecordedRequest) -> StubResponse {
         let since = request.queryValue("since").flatMap(Int.init) ?? 0
+        let only = request.queryValue("sequence").flatMap(Int.init)
+        let entries = core.journal.entries.filter { entry in
+            if let only { return entry.sequence == only }
+            return entry.sequence > since
+        }
         return encode(
-            ["requests": core.journal.entries.filter { $0.sequence > since }], meta: core.journal.dropped,
+            ["requests": entries], meta: core.journal.dropped,
             responseBodies: request.queryValue("responseBodies") == "1")
     }
 
