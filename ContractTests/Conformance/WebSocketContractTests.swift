@@ -97,7 +97,18 @@ struct WebSocketContractTests {
           {"request": {"urlPath": "/dropped"},
            "response": {"webSocket": {"steps": [{"expect": {"text": "go"}}, {"fault": {"name": "dropMidFrame", "bytes": 300}}]}}},
           {"request": {"urlPath": "/silent"},
-           "response": {"webSocket": {"steps": [{"fault": "noPong"}], "then": "hold"}}}
+           "response": {"webSocket": {"steps": [{"fault": "noPong"}], "then": "hold"}}},
+          {"request": {"urlPath": "/flaky"}, "scenarioName": "flaky", "requiredScenarioState": "Started",
+           "newScenarioState": "restarted",
+           "response": {"webSocket": {"steps": [{"send": {"text": "one"}}, {"close": {"code": 1012, "reason": "restart"}}]}}},
+          {"request": {"urlPath": "/flaky"}, "scenarioName": "flaky", "requiredScenarioState": "restarted",
+           "response": {"webSocket": {"steps": [{"expect": {"text": "after one"}, "answer": [{"text": "two"}]}], "then": "hold"}}},
+          {"request": {"urlPath": "/gone"}, "scenarioName": "gone", "requiredScenarioState": "Started",
+           "newScenarioState": "down",
+           "response": {"webSocket": {"steps": [{"send": {"text": "last words"}}, {"expect": {"text": "heard"}},
+                                                {"fault": {"name": "dropMidFrame", "bytes": 10}}]}}},
+          {"request": {"urlPath": "/gone"}, "scenarioName": "gone", "requiredScenarioState": "down",
+           "response": {"status": 503}}
         ]}
         """#
 
@@ -279,6 +290,71 @@ struct WebSocketContractTests {
             clock.advance(by: .seconds(5))
             #expect(await ping.value?.kind == .pongTimeout)
             #expect(await Self.failure(of: socket)?.kind == .pongTimeout)
+        }
+    }
+
+    /// A connection the server restarts (1012) is opened again after the
+    /// policy's backoff on the client's clock, through the pipeline; the
+    /// resume hook says where the app left off before messages are read,
+    /// and the messages go on in the same sequence.
+    @Test(arguments: WebSocketColumn.allCases)
+    func aLostConnectionIsRestoredAndResumed(_ column: WebSocketColumn) async throws {
+        let clock = TestClock(mode: .manual)
+        try await Self.withServer(column, clock: clock) { client, server in
+            let reconnection = WebSocketReconnection(policy: .delays(maxAttempts: 3) { _ in .seconds(2) }) {
+                socket in try await socket.send(text: "after one")
+            }
+            let socket = try await client.webSocket(
+                Self.endpoint("/flaky", server), options: .init(pingInterval: nil, reconnection: reconnection)
+            )
+            var messages = socket.messages.makeAsyncIterator()
+            #expect(try await messages.next() == .text("one"))
+            let next = Task {
+                var rest = socket.messages.makeAsyncIterator()
+                return try await rest.next()
+            }
+            let handshakes = { server.journal.entries.filter { $0.request.path == "/flaky" } }
+            try await waitUntil("the reconnect waits for its backoff") { clock.sleeperCount >= 1 }
+            #expect(handshakes().count == 1)
+            clock.advance(by: .seconds(2))
+            #expect(try await next.value == .text("two"))
+            #expect(socket.reconnections == 1)
+            #expect(handshakes().map(\.status) == [101, 101])
+            #expect(Self.frames(server, "/flaky").first { $0.direction == "in" }?.text == "after one")
+            await socket.close()
+        }
+    }
+
+    /// A connection dropped, then a server that refuses every handshake:
+    /// the policy's attempts run out and the messages end with the last
+    /// refusal; a later send fails instead of waiting.
+    @Test(arguments: WebSocketColumn.allCases)
+    func reconnectingEndsWhenThePolicySays(_ column: WebSocketColumn) async throws {
+        try await Self.withServer(column) { client, server in
+            let reconnection = WebSocketReconnection(policy: .delays(maxAttempts: 3) { _ in .zero })
+            let socket = try await client.webSocket(
+                Self.endpoint("/gone", server), options: .init(pingInterval: nil, reconnection: reconnection))
+            var messages = socket.messages.makeAsyncIterator()
+            #expect(try await messages.next() == .text("last words"))
+            try await socket.send(text: "heard")
+            do {
+                _ = try await messages.next()
+                Issue.record("the messages went on after the server refused every reconnect")
+            } catch {
+                let refusal = error as? CourierError
+                #expect(refusal?.code == .status)
+                #expect(refusal?.response?.head.status.code == 503)
+            }
+            #expect(
+                server.journal.entries.filter { $0.request.path == "/gone" }.map(\.status) == [101, 503, 503])
+            #expect(socket.reconnections == 0)
+            do {
+                try await socket.send(text: "anyone?")
+                Issue.record("a send after reconnecting gave up succeeded")
+            } catch {
+                let code = (error as? CourierError)?.code
+                #expect(code == .status || code == .webSocket)
+            }
         }
     }
 

@@ -63,6 +63,22 @@ extension APIClient {
         var handshake = endpoint
         handshake.spec.validation = Validation(statusCodes: [101])
         handshake.spec.envelope = .none
+        let spec = handshake
+        let first = try await openSession(spec, transport: transport, options: options, plugins: plugins)
+        let link = WebSocketLink(first: first, reconnection: options.reconnection, clock: configuration.clock)
+        {
+            [self] () async throws(CourierError) -> WebSocketSession in
+            try await openSession(spec, transport: transport, options: options, plugins: plugins)
+        }
+        return WebSocket(link: link)
+    }
+
+    /// One connection: the handshake through the pipeline, then the session
+    /// over the transport's connection.
+    private func openSession<Response>(
+        _ handshake: Endpoint<Response>, transport: any WebSocketTransport, options: WebSocketOptions,
+        plugins: [any Plugin]
+    ) async throws(CourierError) -> WebSocketSession {
         let limits = WebSocketLimits(options)
         let opened = Locked<(any WebSocketChannel)?>(nil)
         let hop: StreamHop = { request, transportOptions in
@@ -93,9 +109,8 @@ extension APIClient {
                 message: "the handshake was answered \(stream.head.status.code) without a connection",
                 request: stream.request)
         }
-        return WebSocket(
-            session: WebSocketSession(
-                response: stream.head, request: stream.request, channel: channel, options: options,
-                clock: stream.clock, decoder: configuration.decoder, ended: stream.end))
+        return WebSocketSession(
+            response: stream.head, request: stream.request, channel: channel, options: options,
+            clock: stream.clock, decoder: configuration.decoder, ended: stream.end)
     }
 }

@@ -15,16 +15,21 @@ public import HTTPTypes
 /// later sends; none leaves a task waiting. Dropping the last reference
 /// (the sequences hold one while iterated) closes the connection with 1001.
 public final class WebSocket: Sendable {
-    let session: WebSocketSession
+    let link: WebSocketLink
+    /// The connection in use now (a reconnect replaces it).
+    var session: WebSocketSession { link.session }
 
-    init(session: WebSocketSession) { self.session = session }
+    init(link: WebSocketLink) { self.link = link }
 
     deinit {
-        let session = session
-        Task { await session.close(.goingAway) }
+        let link = link
+        Task { await link.close(.goingAway) }
     }
 
-    /// The server's `101` answer.
+    /// Connections opened again after one was lost (``WebSocketOptions/reconnection``).
+    public var reconnections: Int { link.reconnections }
+
+    /// The server's `101` answer (the latest connection's).
     public var response: HTTPResponse { session.response }
     /// The handshake request as it was sent (last hop).
     public var request: HTTPRequest? { session.request }
@@ -38,12 +43,14 @@ public final class WebSocket: Sendable {
     /// - Throws: `CourierError.Code.webSocket` once the connection is
     ///   closing or closed (``WebSocketFailure/Kind/alreadyClosed``), or when
     ///   the write fails.
+    /// While a lost connection is being restored (``WebSocketOptions/reconnection``),
+    /// waits for the new one and sends there.
     public func send(_ message: WebSocketMessage) async throws(CourierError) {
-        try await session.send(message)
+        try await link.send(message, self)
     }
 
     /// Sends `text` as a text message.
-    public func send(text: String) async throws(CourierError) { try await session.send(.text(text)) }
+    public func send(text: String) async throws(CourierError) { try await link.send(.text(text), self) }
 
     /// Sends a ping and waits for its pong, at most ``WebSocketOptions/pongTimeout``.
     /// - Throws: `CourierError.Code.webSocket`: ``WebSocketFailure/Kind/pongTimeout``
@@ -54,7 +61,7 @@ public final class WebSocket: Sendable {
     /// most ``WebSocketOptions/closeTimeout``, then ends the connection;
     /// ``messages`` ends normally. Closing twice, or after the peer closed,
     /// does nothing more.
-    public func close(_ close: WebSocketClose = .normal) async { await session.close(close) }
+    public func close(_ close: WebSocketClose = .normal) async { await link.close(close) }
 
     /// The peer's messages, in order, each once: one reader at a time. Ends
     /// when the connection closes with 1000 or 1001; throws

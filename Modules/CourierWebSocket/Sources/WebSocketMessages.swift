@@ -17,14 +17,14 @@ public struct WebSocketMessages: AsyncSequence, Sendable {
 
         /// The next message; `nil` after a normal close.
         public mutating func next() async throws(CourierError) -> WebSocketMessage? {
-            try await socket.session.next()
+            try await socket.link.next(socket)
         }
 
         /// The next message; `nil` after a normal close.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError)
             -> WebSocketMessage?
         {
-            try await socket.session.next()
+            try await socket.link.next(socket)
         }
     }
 
@@ -49,14 +49,14 @@ public struct WebSocketDecodedMessages<Model: Decodable & Sendable>: AsyncSequen
 
         /// The next message, decoded; `nil` after a normal close.
         public mutating func next() async throws(CourierError) -> Model? {
-            guard let message = try await socket.session.next() else { return nil }
+            guard let message = try await socket.link.next(socket) else { return nil }
             return try socket.session.decode(Model.self, message)
         }
 
         /// The next message, decoded; `nil` after a normal close.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Model?
         {
-            guard let message = try await socket.session.next() else { return nil }
+            guard let message = try await socket.link.next(socket) else { return nil }
             return try socket.session.decode(Model.self, message)
         }
     }

@@ -1,7 +1,7 @@
 /// How a WebSocket connection behaves: its limits, its keepalive, its
 /// close handshake, and the subprotocols it offers. Each limit ends the
 /// connection with a typed error and a close code, never a hang.
-public struct WebSocketOptions: Sendable, Hashable {
+public struct WebSocketOptions: Sendable {
     /// The largest message accepted, in bytes, fragments together: 16 MiB.
     /// A larger one closes the connection with 1009.
     public var maxMessageSize: Int
@@ -24,13 +24,16 @@ public struct WebSocketOptions: Sendable, Hashable {
     /// behind stops the reading from the socket, so the sender is held back
     /// by TCP instead of filling memory.
     public var bufferedMessages: Int
+    /// Whether and how a lost connection is opened again: `nil` (the
+    /// default) ends the messages with the loss.
+    public var reconnection: WebSocketReconnection?
 
     /// Options with the defaults above.
     public init(
         maxMessageSize: Int = 16 << 20, maxFrameCount: Int = 4_096, pingInterval: Duration? = .seconds(30),
         pongTimeout: Duration = .seconds(10), closeTimeout: Duration = .seconds(5),
         subprotocols: [String] = [],
-        bufferedMessages: Int = 16
+        bufferedMessages: Int = 16, reconnection: WebSocketReconnection? = nil
     ) {
         self.maxMessageSize = max(1, maxMessageSize)
         self.maxFrameCount = max(1, maxFrameCount)
@@ -39,5 +42,6 @@ public struct WebSocketOptions: Sendable, Hashable {
         self.closeTimeout = closeTimeout
         self.subprotocols = subprotocols
         self.bufferedMessages = max(1, bufferedMessages)
+        self.reconnection = reconnection
     }
 }

@@ -1,5 +1,5 @@
-@_spi(Locking) public import CourierCore
-public import HTTPTypes
+@_spi(Locking) import CourierCore
+import HTTPTypes
 
 /// The connection behind a ``WebSocket`` handle: its state, its reading and
 /// keepalive tasks (which hold this, not the handle, so that dropping the
@@ -119,6 +119,9 @@ final class WebSocketSession: Sendable {
 
     /// The close the peer sent, once it sent one.
     var peerClose: WebSocketClose? { state.withLock { $0.peerClose } }
+
+    /// How the connection ended, once it did.
+    var ending: Result<WebSocketClose?, CourierError>? { state.withLock { $0.end } }
 
     // MARK: - Receiving
 
