@@ -108,7 +108,9 @@ struct WebSocketContractTests {
            "response": {"webSocket": {"steps": [{"send": {"text": "last words"}}, {"expect": {"text": "heard"}},
                                                 {"fault": {"name": "dropMidFrame", "bytes": 10}}]}}},
           {"request": {"urlPath": "/gone"}, "scenarioName": "gone", "requiredScenarioState": "down",
-           "response": {"status": 503}}
+           "response": {"status": 503}},
+          {"request": {"urlPath": "/parting"},
+           "response": {"webSocket": {"steps": [{"send": {"text": "goodbye"}}, {"fault": {"name": "dropMidFrame", "bytes": 10}}]}}}
         ]}
         """#
 
@@ -264,6 +266,20 @@ struct WebSocketContractTests {
             } catch {
                 #expect(((error as? CourierError)?.underlying as? WebSocketFailure)?.kind == .alreadyClosed)
             }
+        }
+    }
+
+    /// A server that says one thing and drops the connection at once, in
+    /// the same breath as its `101`: the connection still opens, the message
+    /// is read, then the drop (not a failed handshake, not a hang).
+    @Test(arguments: WebSocketColumn.allCases)
+    func aMessageAndADropRightAfterTheUpgradeAreBothSeen(_ column: WebSocketColumn) async throws {
+        try await Self.withServer(column) { client, server in
+            let socket = try await client.webSocket(
+                Self.endpoint("/parting", server), options: .init(pingInterval: nil))
+            var messages = socket.messages.makeAsyncIterator()
+            #expect(try await messages.next() == .text("goodbye"))
+            #expect(await Self.failure(of: socket)?.kind == .closedAbnormally)
         }
     }
 

@@ -26,13 +26,27 @@
         private let capacity: Int
         private let state = Locked(State())
         private let channel: any Channel
+        private let watch: AHCInputWatch
 
-        init(capacity: Int, channel: any Channel) {
+        init(capacity: Int, channel: any Channel, watch: AHCInputWatch) {
             self.capacity = max(1, capacity)
             self.channel = channel
+            self.watch = watch
         }
 
         func handlerAdded(context: ChannelHandlerContext) { askToRead() }
+
+        /// After the upgrade forwarded what came with the 101: when the
+        /// server's input ended before this handler was there to hear it,
+        /// the end comes now, after those frames.
+        func upgradeDone() {
+            if watch.finishUpgrade() { deliver(.success(nil)) }
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if let event = event as? ChannelEvent, event == .inputClosed { deliver(.success(nil)) }
+            context.fireUserInboundEventTriggered(event)
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             deliver(.success(unwrapInboundIn(data)))

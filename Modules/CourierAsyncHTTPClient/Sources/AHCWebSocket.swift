@@ -45,6 +45,9 @@
                 outcome = try await ClientBootstrap(group: clients.direct.eventLoopGroup)
                     .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.seconds * 1e9)))
                     .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    // A server that answers and closes at once: its end is an
+                    // event, and the pipeline lives to decode what it said.
+                    .channelOption(.allowRemoteHalfClosure, value: true)
                     .connect(host: connectTo, port: port) { channel in
                         channel.eventLoop.makeCompletedFuture {
                             if let tls {

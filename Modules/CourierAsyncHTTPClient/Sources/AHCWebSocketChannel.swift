@@ -31,6 +31,11 @@
         static func configure(_ channel: any Channel, head: HTTPRequestHead, limits: WebSocketLimits) throws
             -> EventLoopFuture<Negotiated>
         {
+            // The server's end of input, seen before the upgrade is done (the
+            // channel allows half-closure, so its pipeline survives to decode
+            // what came with the 101).
+            let watch = AHCInputWatch()
+            try channel.pipeline.syncOperations.addHandler(watch)
             let upgrader = NIOTypedWebSocketClientUpgrader<Negotiated>(
                 maxFrameSize: max(limits.maxMessageSize, 125), enableAutomaticErrorHandling: false
             ) { channel, response in
@@ -41,7 +46,8 @@
                             maxAccumulatedFrameSize: limits.maxMessageSize))
                     // Reads on demand: the inbox asks for one when it has room.
                     try channel.syncOptions?.setOption(.autoRead, value: false)
-                    let inbox = AHCFrameInbox(capacity: limits.bufferedMessages, channel: channel)
+                    let inbox = AHCFrameInbox(
+                        capacity: limits.bufferedMessages, channel: channel, watch: watch)
                     try channel.pipeline.syncOperations.addHandler(inbox)
                     return .upgraded(channel, inbox, response)
                 }
@@ -58,8 +64,23 @@
             // Frames the server sends with its 101 come in the same read: keep them.
             var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
             pipeline.leftOverBytesStrategy = .forwardBytes
-            return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+            let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
                 configuration: pipeline)
+            // NIO completes the upgrade's future, then forwards the bytes that
+            // came with the 101 in the same turn of the loop: a task queued
+            // from the completion runs after them.
+            negotiated.whenComplete { outcome in
+                switch outcome {
+                case .success(.upgraded(_, let inbox, _)):
+                    channel.eventLoop.execute { inbox.upgradeDone() }
+                case .success(.refused):
+                    break
+                case .failure:
+                    // Half-closure is on: nothing else closes it.
+                    channel.close(promise: nil)
+                }
+            }
+            return negotiated
         }
 
         /// The handshake's outcome, a refusal's body read.
@@ -137,6 +158,15 @@
 
         func channelInactive(context: ChannelHandlerContext) {
             response.fail(TransportError(.connectionFailed, "the server closed before its answer ended"))
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            // Half-closure is on: the end of input is an event, not a close.
+            if let event = event as? ChannelEvent, event == .inputClosed {
+                response.fail(TransportError(.connectionFailed, "the server closed before its answer ended"))
+                context.close(promise: nil)
+            }
+            context.fireUserInboundEventTriggered(event)
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
