@@ -252,6 +252,9 @@ struct WebSocketContractTests {
             let huge = try await client.webSocket(
                 Self.endpoint("/huge", server), options: .init(maxMessageSize: 1_024))
             #expect(await Self.failure(of: huge)?.kind == .messageTooLarge)
+            try await waitUntil("the client's close (1009) reached the server") {
+                Self.frames(server, "/huge").contains { $0.direction == "in" && $0.closeCode == 1009 }
+            }
             let garbled = try await client.webSocket(Self.endpoint("/garbled", server))
             #expect(await Self.failure(of: garbled)?.kind == .invalidUTF8)
             try await waitUntil("the client's close (1007) reached the server") {
