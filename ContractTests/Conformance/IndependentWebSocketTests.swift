@@ -71,6 +71,30 @@ struct IndependentWebSocketTests {
         }
     }
 
+    /// The frame-count limit against another implementation's fragments: a
+    /// message in three frames with a limit of two ends the connection with
+    /// `tooManyFrames` (and 1009), not a message.
+    @Test(arguments: WebSocketColumn.allCases)
+    func aMessageInTooManyFramesIsRefused(_ column: WebSocketColumn) async throws {
+        try await withIndependentWebSocketServer { server in
+            try await column.withClient { client in
+                let fragmented = try await client.webSocket(
+                    Endpoint<RawResponse>(.get("fragmented"), on: Node("py", baseURL: server.baseURL)),
+                    options: .init(maxFrameCount: 2, pingInterval: nil))
+                do {
+                    for try await message in fragmented.messages {
+                        Issue.record("a message in three frames came through a limit of two: \(message)")
+                    }
+                    Issue.record("the messages ended without the limit's failure")
+                } catch {
+                    let failure = (error as? CourierError)?.underlying as? WebSocketFailure
+                    #expect(failure?.kind == .tooManyFrames)
+                    #expect(failure?.close?.code == 1009)
+                }
+            }
+        }
+    }
+
     /// wss: the handshake goes out with the transport's TLS settings — a
     /// private CA trusted by configuration opens the connection and carries
     /// messages; without it the certificate is refused with a typed `.tls`
