@@ -19,6 +19,17 @@ struct IndependentWebSocketTests {
             options: .init(pingInterval: nil, subprotocols: ["chat.v1"]))
     }
 
+    /// The first message a connection to `path` says; the connection is then closed.
+    static func firstMessage(_ server: IndependentWebSocketServer, _ path: String, _ client: APIClient)
+        async throws -> WebSocketMessage?
+    {
+        let socket = try await open(server, path, client)
+        var messages = socket.messages.makeAsyncIterator()
+        let first = try await messages.next()
+        await socket.close()
+        return first
+    }
+
     @Test(arguments: WebSocketColumn.allCases)
     func theClientSpeaksRFC6455WithAnotherImplementation(_ column: WebSocketColumn) async throws {
         try await withIndependentWebSocketServer { server in
@@ -37,21 +48,13 @@ struct IndependentWebSocketTests {
                 #expect(try await echoed.next() == nil)
 
                 // Fragments with pings between them: one message.
-                let fragmented = try await Self.open(server, "/fragmented", client)
-                var parts = fragmented.messages.makeAsyncIterator()
-                #expect(try await parts.next() == .text("frag1-frag2-frag3"))
-                await fragmented.close()
-
-                let binary = try await Self.open(server, "/binary", client)
-                var binaryMessages = binary.messages.makeAsyncIterator()
-                #expect(try await binaryMessages.next() == .binary((0..<256).map { UInt8($0) }))
-                await binary.close()
-
+                #expect(
+                    try await Self.firstMessage(server, "/fragmented", client) == .text("frag1-frag2-frag3"))
+                #expect(
+                    try await Self.firstMessage(server, "/binary", client)
+                        == .binary((0..<256).map { UInt8($0) }))
                 // The server's ping is answered by the client.
-                let pinged = try await Self.open(server, "/ping", client)
-                var said = pinged.messages.makeAsyncIterator()
-                #expect(try await said.next() == .text("pong received"))
-                await pinged.close()
+                #expect(try await Self.firstMessage(server, "/ping", client) == .text("pong received"))
 
                 // The server's own close codes.
                 let normal = try await Self.open(server, "/close/1000", client)

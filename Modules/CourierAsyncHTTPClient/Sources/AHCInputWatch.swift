@@ -9,7 +9,7 @@
     /// remembered instead, and ``AHCFrameInbox`` hears it after those
     /// frames (`upgradeDone()`). Any other answer gets the end as it came
     /// (a body that ends with the connection needs it).
-    final class AHCInputWatch: ChannelInboundHandler, Sendable {
+    final class AHCInputWatch: ChannelInboundHandler, RemovableChannelHandler, Sendable {
         typealias InboundIn = ByteBuffer
 
         private struct State {

@@ -72,7 +72,11 @@
             negotiated.whenComplete { outcome in
                 switch outcome {
                 case .success(.upgraded(_, let inbox, _)):
-                    channel.eventLoop.execute { inbox.upgradeDone() }
+                    channel.eventLoop.execute {
+                        inbox.upgradeDone()
+                        // Its work is done: no lock on every read from here on.
+                        channel.pipeline.syncOperations.removeHandler(watch, promise: nil)
+                    }
                 case .success(.refused):
                     break
                 case .failure:
@@ -209,7 +213,7 @@
                 case .message(.binary(let bytes)): (.binary, bytes)
                 case .ping(let payload): (.ping, payload)
                 case .pong(let payload): (.pong, payload)
-                case .close(let close): (.connectionClose, Self.closePayload(close))
+                case .close(let close): (.connectionClose, close.payload)
                 }
             let outgoing = WebSocketFrame(
                 fin: true, opcode: opcode, maskKey: .random(), data: channel.allocator.buffer(bytes: bytes))
@@ -227,46 +231,23 @@
             case .binary: return .binary(bytes)
             case .ping: return .ping(bytes)
             case .pong: return .pong(bytes)
-            case .connectionClose:
-                guard bytes.count >= 2 else { return .close(nil) }
-                let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-                return .close(
-                    WebSocketClose(code: code, reason: String(decoding: bytes.dropFirst(2), as: UTF8.self)))
+            case .connectionClose: return .close(WebSocketClose(payload: bytes))
             default: return .close(WebSocketClose(code: 1002, reason: "unknown opcode"))
             }
         }
 
-        static func closePayload(_ close: WebSocketClose) -> [UInt8] {
-            [UInt8(close.code >> 8), UInt8(close.code & 0xFF)] + Array(close.reason.utf8)
-        }
-
         static func failure(_ error: NIOWebSocketFrameAggregator.Error) -> WebSocketFailure {
             switch error {
-            case .accumulatedFrameSizeIsTooLarge:
-                WebSocketFailure(
-                    .messageTooLarge, close: WebSocketClose(code: 1009, reason: "message too large"),
-                    detail: "a message is larger than the limit")
-            case .tooManyFragments:
-                WebSocketFailure(
-                    .tooManyFrames, close: WebSocketClose(code: 1009, reason: "too many frames"),
-                    detail: "a message came in more frames than the limit")
-            default:
-                WebSocketFailure(
-                    .protocolViolation, close: WebSocketClose(code: 1002, reason: "protocol error"),
-                    detail: "\(error)")
+            case .accumulatedFrameSizeIsTooLarge: .messageTooLarge("a message is larger than the limit")
+            case .tooManyFragments: .tooManyFrames("a message came in more frames than the limit")
+            default: .protocolViolation("\(error)")
             }
         }
 
         static func failure(_ error: NIOWebSocketError) -> WebSocketFailure {
             switch error {
-            case .invalidFrameLength:
-                WebSocketFailure(
-                    .messageTooLarge, close: WebSocketClose(code: 1009, reason: "message too large"),
-                    detail: "a frame is larger than the message limit")
-            default:
-                WebSocketFailure(
-                    .protocolViolation, close: WebSocketClose(code: 1002, reason: "protocol error"),
-                    detail: "\(error)")
+            case .invalidFrameLength: .messageTooLarge("a frame is larger than the message limit")
+            default: .protocolViolation("\(error)")
             }
         }
     }

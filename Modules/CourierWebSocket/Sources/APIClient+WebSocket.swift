@@ -9,23 +9,27 @@ extension APIClient {
     /// libcurl has WebSockets (8.11 and later by default),
     /// `AsyncHTTPClientTransport` always, other transports cannot.
     public var webSocketUnavailability: String? {
-        if case .unavailable(let reason) = webSocketSupport { return reason }
-        return nil
+        do {
+            _ = try webSocketTransport()
+            return nil
+        } catch {
+            return error.message
+        }
     }
 
-    private enum WebSocketSupport {
-        case available(any WebSocketTransport)
-        case unavailable(String)
-    }
-
-    private var webSocketSupport: WebSocketSupport {
+    /// The client's transport as one that opens WebSocket connections, or
+    /// `.webSocketUnsupported` saying why not.
+    private func webSocketTransport() throws(CourierError) -> any WebSocketTransport {
         guard let transport = configuration.transport as? any WebSocketTransport else {
-            return .unavailable(
-                "\(type(of: configuration.transport)) cannot open WebSocket connections; "
+            throw CourierError(
+                .webSocketUnsupported, stage: .transport,
+                message: "\(type(of: configuration.transport)) cannot open WebSocket connections; "
                     + "CurlTransport (with a libcurl that has WebSockets) and AsyncHTTPClientTransport can")
         }
-        if let reason = transport.webSocketUnavailability { return .unavailable(reason) }
-        return .available(transport)
+        if let reason = transport.webSocketUnavailability {
+            throw CourierError(.webSocketUnsupported, stage: .transport, message: reason)
+        }
+        return transport
     }
 
     /// Opens a WebSocket connection to `endpoint` (a GET; its node, route,
@@ -53,13 +57,7 @@ extension APIClient {
     public func webSocket<Response>(
         _ endpoint: Endpoint<Response>, options: WebSocketOptions = .init(), plugins: [any Plugin] = []
     ) async throws(CourierError) -> WebSocket {
-        let transport: any WebSocketTransport
-        switch webSocketSupport {
-        case .available(let capable):
-            transport = capable
-        case .unavailable(let reason):
-            throw CourierError(.webSocketUnsupported, stage: .transport, message: reason)
-        }
+        let transport = try webSocketTransport()
         var handshake = endpoint
         handshake.spec.validation = Validation(statusCodes: [101])
         handshake.spec.envelope = .none

@@ -33,3 +33,17 @@ public struct WebSocketClose: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension WebSocketClose {
+    /// The close frame's payload: the code (big-endian), then the reason.
+    package var payload: [UInt8] { [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8) }
+
+    /// The close a close frame's payload says; `nil` when it carries no code.
+    package init?(payload: some Collection<UInt8>) {
+        guard payload.count >= 2 else { return nil }
+        let bytes = Array(payload)
+        self.init(
+            code: UInt16(bytes[0]) << 8 | UInt16(bytes[1]),
+            reason: String(decoding: bytes[2...], as: UTF8.self))
+    }
+}

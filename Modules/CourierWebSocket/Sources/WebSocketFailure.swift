@@ -66,3 +66,24 @@ extension CourierError {
             underlying: failure)
     }
 }
+
+extension WebSocketFailure {
+    /// A message over the size limit, answered with 1009 (what every
+    /// transport reports when its reading of the frames finds one).
+    package static func messageTooLarge(_ detail: String) -> WebSocketFailure {
+        WebSocketFailure(
+            .messageTooLarge, close: WebSocketClose(code: 1009, reason: "message too large"), detail: detail)
+    }
+
+    /// A message in more frames than the limit, answered with 1009.
+    package static func tooManyFrames(_ detail: String) -> WebSocketFailure {
+        WebSocketFailure(
+            .tooManyFrames, close: WebSocketClose(code: 1009, reason: "too many frames"), detail: detail)
+    }
+
+    /// Frames RFC 6455 forbids, answered with 1002.
+    package static func protocolViolation(_ detail: String) -> WebSocketFailure {
+        WebSocketFailure(
+            .protocolViolation, close: WebSocketClose(code: 1002, reason: "protocol error"), detail: detail)
+    }
+}

@@ -14,7 +14,7 @@ final class WebSocketLink: Sendable {
     private struct State {
         var session: WebSocketSession
         /// The reconnect under way, and the connection it replaces.
-        var reconnecting: (replacing: ObjectIdentifier, task: Task<Result<Void, CourierError>, Never>)?
+        var reconnecting: Task<Result<Void, CourierError>, Never>?
         /// The app closed: nothing reconnects any more.
         var closedByApp = false
         /// Connections lost in a row without a message between them, and
@@ -85,7 +85,7 @@ final class WebSocketLink: Sendable {
     func close(_ close: WebSocketClose) async {
         let (session, reconnecting) = state.withLock { state in
             state.closedByApp = true
-            return (state.session, state.reconnecting?.task)
+            return (state.session, state.reconnecting)
         }
         reconnecting?.cancel()
         await session.close(close)
@@ -99,14 +99,13 @@ final class WebSocketLink: Sendable {
 
     /// Replaces `lost` (once, whoever asks first), or throws why it could not.
     private func restore(replacing lost: WebSocketSession, _ socket: WebSocket) async throws(CourierError) {
-        let id = ObjectIdentifier(lost)
         let task = state.withLock { state -> Task<Result<Void, CourierError>, Never>? in
             if state.session !== lost { return nil }  // replaced already
             // One reconnect at a time: a connection it opened and lost while
             // resuming is its own business.
-            if let running = state.reconnecting { return running.task }
+            if let running = state.reconnecting { return running }
             let task = Task { await self.reconnect(after: lost, socket) }
-            state.reconnecting = (id, task)
+            state.reconnecting = task
             return task
         }
         guard let task else { return }
@@ -170,14 +169,9 @@ final class WebSocketLink: Sendable {
                 try await Self.$resuming.withValue(true) { try await reconnection.resume(socket) }
             } catch {
                 // The resume failed: this connection does not count; the next may.
-                opened.finish(
-                    .failure(WebSocketFailure(.closedAbnormally, detail: "resuming failed: \(error)")),
-                    abort: true)
-                failure =
-                    (error as? CourierError)
-                    ?? .webSocket(
-                        WebSocketFailure(.closedAbnormally, detail: "resuming failed: \(error)"),
-                        request: opened.request)
+                let broken = WebSocketFailure(.closedAbnormally, detail: "resuming failed: \(error)")
+                opened.finish(.failure(broken), abort: true)
+                failure = (error as? CourierError) ?? .webSocket(broken, request: opened.request)
                 continue
             }
             state.withLock { $0.reconnecting = nil }

@@ -49,20 +49,26 @@ public struct WebSocketDecodedMessages<Model: Decodable & Sendable>: AsyncSequen
 
         /// The next message, decoded; `nil` after a normal close.
         public mutating func next() async throws(CourierError) -> Model? {
-            guard let message = try await socket.link.next(socket) else { return nil }
-            return try socket.session.decode(Model.self, message)
+            try await socket.nextDecoded(Model.self)
         }
 
         /// The next message, decoded; `nil` after a normal close.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Model?
         {
-            guard let message = try await socket.link.next(socket) else { return nil }
-            return try socket.session.decode(Model.self, message)
+            try await socket.nextDecoded(Model.self)
         }
     }
 
     /// An iterator over the decoded messages.
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(socket: socket) }
+}
+
+extension WebSocket {
+    /// The next message decoded as `Model`; `nil` after a normal close.
+    func nextDecoded<Model: Decodable>(_ type: Model.Type) async throws(CourierError) -> Model? {
+        guard let message = try await link.next(self) else { return nil }
+        return try session.decode(Model.self, message)
+    }
 }
 
 extension WebSocketSession {

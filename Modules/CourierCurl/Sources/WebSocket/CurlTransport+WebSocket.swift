@@ -46,9 +46,10 @@ extension CurlTransport: WebSocketTransport {
         (transfer.pinnedHost, transfer.expectedPins) = try CurlPinning.expectation(
             for: request.head, configuration.tls)
         try transfer.validate()
-        let connection = CurlWebSocketConnection(transfer: transfer, limits: limits)
+        let connection = CurlWebSocketConnection(limits: limits)
+        let handed = UncheckedWebSocketTransfer(transfer: transfer)
         return try await withTaskCancellationHandler {
-            try await connection.open()
+            try await connection.open(handed)
         } onCancel: {
             connection.cancelOpening()
         }

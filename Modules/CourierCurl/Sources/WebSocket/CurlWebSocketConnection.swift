@@ -16,36 +16,30 @@ final class CurlWebSocketConnection: WebSocketChannel, Sendable {
     private let limits: WebSocketLimits
     /// Set to abort the handshake (read by libcurl's progress callback).
     private let cancelled: CurlCancelFlag
-    /// The transfer, until the thread takes it.
-    private let handover: Locked<UncheckedWebSocketTransfer?>
     /// The subprotocol the server chose; set once before `open()` returns.
     private let chosen = Locked<String?>(nil)
 
     var subprotocol: String? { chosen.withLock { $0 } }
 
-    init(transfer: CurlTransfer, limits: WebSocketLimits) {
+    init(limits: WebSocketLimits) {
         self.limits = limits
         self.wake = CurlWakePipe()
         self.cancelled = CurlCancelFlag()
-        self.handover = Locked(UncheckedWebSocketTransfer(transfer: transfer))
     }
 
     deinit { abort() }
 
-    /// Starts the connection's thread and waits for the handshake's answer.
-    func open() async throws -> WebSocketOpening {
-        let taken = handover.withLock { box in
-            defer { box = nil }
-            return box
-        }
-        guard wake.isOpen, let box = taken else {
+    /// Starts the connection's thread with `transfer` (set up for the
+    /// handshake) and waits for the handshake's answer.
+    func open(_ transfer: UncheckedWebSocketTransfer) async throws -> WebSocketOpening {
+        guard wake.isOpen else {
             throw TransportError(
                 .other, "a pipe for the WebSocket's thread could not be made (errno \(errno))")
         }
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread { [self] in
                 _ = courier_name_current_thread("courier-ws")
-                run(box.transfer, answering: continuation)
+                run(transfer.transfer, answering: continuation)
             }
             thread.start()
         }
@@ -234,9 +228,8 @@ struct CurlWebSocketMailbox {
 
 /// Carries the transfer to the connection's thread.
 struct UncheckedWebSocketTransfer: @unchecked Sendable {
-    // Safe: made on the opening task, taken exactly once (under the connection's
-    // lock, in `open()`) and from then on touched only by the connection's
-    // thread, which owns the easy handle inside it.
+    // Safe: made on the opening task, handed once to `open(_:)`, which gives
+    // it to the connection's thread; from then on only that thread touches
+    // it and the easy handle inside it.
     let transfer: CurlTransfer
-
 }

@@ -90,11 +90,7 @@ struct CurlWebSocketFrames {
         case .message(.binary(let bytes)): (bytes, UInt32(CURLWS_BINARY))
         case .ping(let payload): (payload, UInt32(CURLWS_PING))
         case .pong(let payload): (payload, UInt32(CURLWS_PONG))
-        case .close(let close):
-            (
-                [UInt8(close.code >> 8), UInt8(close.code & 0xFF)] + Array(close.reason.utf8),
-                UInt32(CURLWS_CLOSE)
-            )
+        case .close(let close): (close.payload, UInt32(CURLWS_CLOSE))
         }
     }
 
@@ -151,12 +147,11 @@ struct CurlWebSocketFrames {
             return Self.controlFrame(pending.flags, pending.bytes)
         }
         var joined = message ?? (flags & Int32(CURLWS_TEXT) != 0, [], 0)
-        guard joined.bytes.count + count <= limits.maxMessageSize,
-            Int64(joined.bytes.count) + Int64(count) + Int64(bytesLeft) <= Int64(limits.maxMessageSize)
+        // What is in, this chunk and what the frame still has to come: a
+        // message too large fails at its first chunk, not at its last.
+        guard Int64(joined.bytes.count) + Int64(count) + Int64(bytesLeft) <= Int64(limits.maxMessageSize)
         else {
-            throw WebSocketFailure(
-                .messageTooLarge, close: WebSocketClose(code: 1009, reason: "message too large"),
-                detail: "a message is larger than the limit of \(limits.maxMessageSize) bytes")
+            throw .messageTooLarge("a message is larger than the limit of \(limits.maxMessageSize) bytes")
         }
         joined.bytes += chunk
         guard bytesLeft == 0 else {
@@ -165,9 +160,7 @@ struct CurlWebSocketFrames {
         }
         joined.frames += 1
         if joined.frames > limits.maxFrameCount {
-            throw WebSocketFailure(
-                .tooManyFrames, close: WebSocketClose(code: 1009, reason: "too many frames"),
-                detail: "a message came in more than \(limits.maxFrameCount) frames")
+            throw .tooManyFrames("a message came in more than \(limits.maxFrameCount) frames")
         }
         guard flags & Int32(CURLWS_CONT) == 0 else {
             message = joined
@@ -180,9 +173,7 @@ struct CurlWebSocketFrames {
     private static func controlFrame(_ flags: Int32, _ bytes: [UInt8]) -> WebSocketInbound {
         if flags & Int32(CURLWS_PING) != 0 { return .ping(bytes) }
         if flags & Int32(CURLWS_PONG) != 0 { return .pong(bytes) }
-        guard bytes.count >= 2 else { return .close(nil) }
-        let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-        return .close(WebSocketClose(code: code, reason: String(decoding: bytes.dropFirst(2), as: UTF8.self)))
+        return .close(WebSocketClose(payload: bytes))
     }
 
     private static func describe(_ code: CURLcode) -> String {
