@@ -147,8 +147,12 @@ struct WebSocketContractTests {
         async throws
     {
         try await Self.withServer(column) { client, server in
+            // Every frame is read back from the journal below, however loaded
+            // the machine: no keepalive pings among them, and the client waits
+            // for the server's close (a close timeout is a hang guard here).
             let socket = try await client.webSocket(
-                Self.endpoint("/chat", server), options: .init(subprotocols: ["chat.v1"]))
+                Self.endpoint("/chat", server),
+                options: .init(pingInterval: nil, closeTimeout: .seconds(600), subprotocols: ["chat.v1"]))
             #expect(socket.response.status.code == 101)
             #expect(socket.subprotocol == "chat.v1")
             var messages = socket.messages.makeAsyncIterator()
