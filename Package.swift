@@ -357,7 +357,7 @@ let package = Package(
         .target(
             name: "CourierURLSession",
             dependencies: [
-                "CourierCore", "CourierTLS", "CourierProxies",
+                "CourierCore", "CourierTLS", "CourierProxies", "CourierWebSocket",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Modules/CourierURLSession/Sources"
@@ -605,7 +605,7 @@ let package = Package(
         .target(
             name: "CourierPlugins",
             dependencies: [
-                "CourierCore", "CourierAuthentication", "CourierContentCoding",
+                "CourierCore", "CourierAuthentication", "CourierContentCoding", "CourierWebSocket",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

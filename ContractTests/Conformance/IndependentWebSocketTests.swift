@@ -2,6 +2,7 @@ import CourierCodable
 import CourierCore
 import CourierTLS
 import CourierWebSocket
+import Foundation
 import Testing
 
 /// The client against an independent WebSocket server (Debian's
@@ -96,6 +97,69 @@ struct IndependentWebSocketTests {
                 }
             }
         }
+    }
+
+    /// Backpressure, proven from the server's side of the socket: a reader
+    /// that takes nothing makes the transport stop reading the socket, so
+    /// the client's TCP receive window closes and the server is held back
+    /// (it says "held I" once its kernel reports the zero window) after no
+    /// more than the kernel's buffers, the transport's and
+    /// ``WebSocketOptions/bufferedMessages`` can hold. A transport that read
+    /// on would let the server write every message ("done N" first). Then
+    /// every message arrives, in order.
+    @Test(arguments: WebSocketColumn.allCases)
+    func aReaderThatTakesNothingHoldsTheServerBack(_ column: WebSocketColumn) async throws {
+        let size = 65_536
+        // What loopback TCP can hold between the two sockets at most.
+        let kernel =
+            Self.lastNumber(in: "/proc/sys/net/ipv4/tcp_rmem")
+            + Self.lastNumber(in: "/proc/sys/net/ipv4/tcp_wmem")
+        // The transport's and the session's buffers (4 + 4 messages), the
+        // server's write buffer and one in flight each way: 16 messages.
+        let bound = kernel / size + 16
+        let count = bound + 64
+        try await withIndependentWebSocketServer { server in
+            try await column.withClient { client in
+                let status = try await Self.open(server, "/flood-status", client)
+                let flood = try await client.webSocket(
+                    Endpoint<RawResponse>(
+                        .get(RoutePath(escaped: "/flood/\(count)/\(size)")),
+                        on: Node("py", baseURL: server.baseURL)),
+                    options: .init(maxMessageSize: size, pingInterval: nil, bufferedMessages: 4))
+                var reports = status.messages.makeAsyncIterator()
+                let first = try await reports.next()
+                guard case .text(let report)? = first, report.hasPrefix("held ") else {
+                    Issue.record(
+                        "the server was not held back by a reader that took nothing: \(String(describing: first))"
+                    )
+                    return
+                }
+                let written = Int(report.dropFirst("held ".count)) ?? .max
+                #expect(
+                    written <= bound, "\(written) messages written before the window closed; at most \(bound)"
+                )
+                var index: UInt32 = 0
+                for try await message in flood.messages {
+                    guard case .binary(let bytes) = message, bytes.count == size else {
+                        Issue.record("message \(index) is not \(size) bytes")
+                        break
+                    }
+                    #expect(bytes.prefix(4).reduce(0) { $0 << 8 | UInt32($1) } == index)
+                    index += 1
+                    if index == count { break }
+                }
+                #expect(index == count)
+                #expect(try await reports.next() == .text("done \(count)"))
+                await flood.close()
+                await status.close()
+            }
+        }
+    }
+
+    /// The last number of a `/proc` file (`tcp_rmem`'s maximum).
+    static func lastNumber(in path: String) -> Int {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) } ?? 0
     }
 
     /// wss: the handshake goes out with the transport's TLS settings — a

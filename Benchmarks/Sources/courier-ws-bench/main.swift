@@ -3,8 +3,10 @@
 // through Courier's WebSocket over each transport that has one, beside a raw
 // SwiftNIO client (NIOWebSocket's client upgrader, a handler that sends the
 // next message from the echo's callback: no tasks, no Courier). CPU is this
-// process's (getrusage); rounds are interleaved, medians reported.
-// Usage: courier-ws-bench PORT [rounds=7] [--messages N]
+// process's (getrusage); rounds are interleaved, medians reported. With
+// --window W, W messages go out at once and their W echoes are awaited
+// before the next W: many messages in flight rather than one.
+// Usage: courier-ws-bench PORT [rounds=7] [--messages N] [--window W]
 import AsyncHTTPClient
 import BenchSupport
 import CourierAsyncHTTPClient
@@ -23,6 +25,7 @@ guard let port = arguments.first.flatMap(Int.init) else {
 }
 let rounds = arguments.dropFirst().first.flatMap(Int.init) ?? 7
 let messages = arguments.firstIndex(of: "--messages").flatMap { Int(arguments[$0 + 1]) } ?? 20_000
+let window = max(1, arguments.firstIndex(of: "--window").flatMap { Int(arguments[$0 + 1]) } ?? 1)
 let text = String(repeating: "x", count: 16)
 
 /// Sends `count` messages, each after the previous one's echo, on the event loop.
@@ -31,6 +34,8 @@ final class EchoDriver: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
     private var left = 0
+    /// Echoes still to come of the window sent last.
+    private var inWindow = 0
     private var done: EventLoopPromise<Void>?
     private var context: ChannelHandlerContext?
     private let payload: ByteBuffer
@@ -42,19 +47,29 @@ final class EchoDriver: ChannelInboundHandler, @unchecked Sendable {
     func start(_ count: Int, _ promise: EventLoopPromise<Void>) {
         left = count
         done = promise
-        sendNext()
+        sendWindow()
     }
 
-    private func sendNext() {
+    /// Sends the next `window` messages (fewer at the end), flushed once.
+    private func sendWindow() {
         guard let context else { return }
-        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: payload)
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        inWindow = min(window, left)
+        for _ in 0..<inWindow {
+            let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: payload)
+            context.write(wrapOutboundOut(frame), promise: nil)
+        }
+        context.flush()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard unwrapInboundIn(data).opcode == .text else { return }
         left -= 1
-        if left > 0 { sendNext() } else { done?.succeed() }
+        inWindow -= 1
+        if left == 0 {
+            done?.succeed()
+        } else if inWindow == 0 {
+            sendWindow()
+        }
     }
 }
 
@@ -102,16 +117,19 @@ func rawNIO(_ count: Int) async throws -> (Double, Double) {
 func courier(_ client: APIClient, _ count: Int) async throws -> (Double, Double) {
     let socket = try await client.webSocket(
         Endpoint<RawResponse>(.get("echo"), on: Node("bench", baseURL: "http://127.0.0.1:\(port)")),
-        options: .init(pingInterval: nil))
+        options: .init(pingInterval: nil, bufferedMessages: max(16, window)))
     var echoes = socket.messages.makeAsyncIterator()
     for _ in 0..<200 {
         try await socket.send(text: text)
         _ = try await echoes.next()
     }
     let (wall0, cpu0) = (ContinuousClock.now, cpuSeconds())
-    for _ in 0..<count {
-        try await socket.send(text: text)
-        _ = try await echoes.next()
+    var left = count
+    while left > 0 {
+        let batch = min(window, left)
+        for _ in 0..<batch { try await socket.send(text: text) }
+        for _ in 0..<batch { _ = try await echoes.next() }
+        left -= batch
     }
     let result = (seconds(ContinuousClock.now - wall0), cpuSeconds() - cpu0)
     await socket.close()
@@ -140,7 +158,9 @@ for _ in 0..<rounds {
     }
 }
 let floorCPU = median(cpu[floor] ?? [])
-report("\(messages) round trips of a 16-byte text message per round, \(rounds) rounds, medians:")
+report(
+    "\(messages) round trips of a 16-byte text message per round, \(window) in flight at once, "
+        + "\(rounds) rounds, medians:")
 report("| client | messages/s | µs wall / message | µs CPU / message | CPU ÷ raw NIO |")
 report("|---|---|---|---|---|")
 for name in [floor] + clients.map(\.0) {

@@ -12,12 +12,21 @@ Paths:
   /binary        the bytes 0..255 as one binary message
   /close/CODE    closes at once with CODE and the reason "bye"
   /ping          pings the client, then says "pong received" when it answered
+  /flood-status  where /flood reports (open it first)
+  /flood/N/SIZE  N binary messages of SIZE bytes (the first four bytes: the
+                 index), as fast as the client takes them; while it waits for
+                 the client, it says "held I" on /flood-status once the
+                 client's TCP receive window is closed (I messages written by
+                 then), and "done N" when all were written
 """
 import asyncio
+import socket
 import ssl
+import struct
 import sys
 
 import websockets
+from websockets.frames import Opcode
 
 
 async def fragments(socket):
@@ -28,9 +37,53 @@ async def fragments(socket):
             await socket.ping(f"between {number}".encode())
 
 
+flood_status = []
+flood_status_ready = asyncio.Event()
+
+
+def receive_window_closed(connection):
+    """Whether the peer advertises a zero receive window (Linux TCP_INFO's
+    tcpi_snd_wnd): the client has stopped reading the socket."""
+    raw = connection.transport.get_extra_info("socket")
+    info = raw.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 512)
+    return len(info) >= 232 and struct.unpack_from("I", info, 228)[0] == 0
+
+
+async def flood(connection, count, size):
+    await flood_status_ready.wait()
+    transport = connection.transport
+    high = transport.get_write_buffer_limits()[1]
+    held = False
+    for index in range(count):
+        connection.write_frame_sync(True, Opcode.BINARY, index.to_bytes(4, "big") + bytes(size - 4))
+        # The transport holds more than it should: the client is not taking
+        # it. Held means the window stays closed and nothing moves for five
+        # looks in a row: a client only slower than this server reopens it.
+        stalled, before = 0, None
+        while (pending := transport.get_write_buffer_size()) > high:
+            closed = receive_window_closed(connection)
+            stalled = stalled + 1 if closed and pending == before else 0
+            before = pending
+            if not held and stalled >= 5:
+                held = True
+                for status in flood_status:
+                    await status.send(f"held {index + 1}")
+            await asyncio.sleep(0.01)
+    for status in flood_status:
+        await status.send(f"done {count}")
+    await connection.wait_closed()
+
+
 async def handle(socket, path=None):
     path = path or socket.path
-    if path == "/echo":
+    if path == "/flood-status":
+        flood_status.append(socket)
+        flood_status_ready.set()
+        await socket.wait_closed()
+    elif path.startswith("/flood/"):
+        _, _, count, size = path.split("/")
+        await flood(socket, int(count), int(size))
+    elif path == "/echo":
         async for message in socket:
             await socket.send(message)
     elif path == "/fragmented":

@@ -18,6 +18,7 @@ public import HTTPTypes
 /// | `<prefix>_background_refreshes_total` | counter | `endpoint`, `outcome`: the refreshes a response cache ran in the background, which nobody else sees fail |
 /// | `<prefix>_stream_body_bytes_total` | counter | `endpoint` |
 /// | `<prefix>_stream_events_total` | counter | `endpoint` |
+/// | `<prefix>_websocket_*` | | a WebSocket connection's messages, bytes, pongs and reconnects, as they happen (`MetricsPlugin+WebSocket`) |
 ///
 /// A streamed call (`APIClient.stream`, `APIClient.events`) is one call:
 /// each connection is counted and timed up to its head, and when the
@@ -37,7 +38,7 @@ public import HTTPTypes
 public final class MetricsPlugin: Plugin {
     /// The first part of every metric's label: `courier` by default.
     public let prefix: String
-    private let factory: any MetricsFactory
+    let factory: any MetricsFactory
     private let clock = ContinuousClock()
     /// When each attempt in flight was sent, by call and attempt.
     private let started = Locked<[Attempt: ContinuousClock.Instant]>([:])

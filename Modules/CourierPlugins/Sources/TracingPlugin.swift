@@ -31,11 +31,13 @@ public final class TracingPlugin: Plugin, Redacting {
     /// What `url.full` leaves out; the header fields it hides count as
     /// credentials of the calls it traces (``/CourierCore/Redacting``).
     public let redaction: Redaction
-    private let spans = Locked<[UInt64: CallSpans]>([:])
+    let spans = Locked<[UInt64: CallSpans]>([:])
 
-    private struct CallSpans {
+    struct CallSpans {
         let call: any Span
         var attempt: (any Span)?
+        /// A WebSocket connection's running counts (TracingPlugin+WebSocket).
+        var webSocket = WebSocketCounts()
     }
 
     /// Adds the call's retries, redirects and credential refreshes to its

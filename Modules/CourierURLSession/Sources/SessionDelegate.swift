@@ -7,8 +7,9 @@ import Synchronization
 #endif
 
 /// The session's delegate: routes callbacks to each task's ``TaskState``.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionWebSocketDelegate, Sendable {
     private let states = Locked<[Int: TaskState]>([:])
+    private let webSockets = Locked<[Int: URLSessionWebSocketChannel]>([:])
     /// Where tasks are cancelled: FoundationNetworking's `cancel()` waits for
     /// the session's work queue, which can be busy for seconds with a fast
     /// sender, and that wait must not hold the delegate queue or the caller.
@@ -27,6 +28,24 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func register(_ state: TaskState, for identifier: Int) { states.withLock { $0[identifier] = state } }
+
+    func register(_ channel: URLSessionWebSocketChannel, for identifier: Int) {
+        webSockets.withLock { $0[identifier] = channel }
+    }
+
+    func urlSession(
+        _ session: URLSession, webSocketTask: URLSessionWebSocketTask, didOpenWithProtocol protocol: String?
+    ) {
+        webSockets.withLock { $0[webSocketTask.taskIdentifier] }?.opened()
+    }
+
+    func urlSession(
+        _ session: URLSession, webSocketTask: URLSessionWebSocketTask,
+        didCloseWith closeCode: URLSessionWebSocketTask.CloseCode, reason: Data?
+    ) {
+        webSockets.withLock { $0[webSocketTask.taskIdentifier] }?.peerClosed(
+            code: closeCode.rawValue, reason: reason)
+    }
 
     private func state(_ task: URLSessionTask) -> TaskState? { states.withLock { $0[task.taskIdentifier] } }
 
@@ -96,6 +115,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let channel = webSockets.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) {
+            return channel.ended(error: error)
+        }
         let state = states.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         if let http = task.response as? HTTPURLResponse { state?.received(http) }
         state?.taskEnded(error: error)

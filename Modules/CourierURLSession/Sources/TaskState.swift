@@ -146,7 +146,7 @@ final class TaskState: Sendable {
         }
     }
 
-    private static func fields(_ response: HTTPURLResponse) -> HTTPFields {
+    static func fields(_ response: HTTPURLResponse) -> HTTPFields {
         var fields = HTTPFields()
         for (key, value) in response.allHeaderFields {
             guard let text = key as? String, let name = HTTPField.Name(text), let value = value as? String

@@ -30,8 +30,8 @@ import Synchronization
 /// it waits: six slow calls to one host used to time out every other call
 /// to it before a byte was sent.
 public final class URLSessionTransport: Transport {
-    private let session: URLSession
-    private let delegate: SessionDelegate
+    let session: URLSession
+    let delegate: SessionDelegate
     private let admission: HostAdmission
 
     /// Creates a transport with its own session.
@@ -282,7 +282,7 @@ public final class URLSessionTransport: Transport {
         "\(head.scheme ?? "")://\(head.authority ?? "")"
     }
 
-    private static func urlRequest(_ request: OutgoingRequest, options: TransportOptions)
+    static func urlRequest(_ request: OutgoingRequest, options: TransportOptions)
         throws(TransportError)
         -> URLRequest
     {

@@ -7,7 +7,9 @@ extension APIClient {
     /// it can, else why not (the message of the `.webSocketUnsupported`
     /// error opening one would throw). `CurlTransport` can where the loaded
     /// libcurl has WebSockets (8.11 and later by default),
-    /// `AsyncHTTPClientTransport` always, other transports cannot.
+    /// `AsyncHTTPClientTransport` always, `URLSessionTransport` where
+    /// Foundation has WebSocket tasks (Apple platforms; Swift's Linux
+    /// toolchains build FoundationNetworking without them).
     public var webSocketUnavailability: String? {
         do {
             _ = try webSocketTransport()
@@ -109,6 +111,8 @@ extension APIClient {
         }
         return WebSocketSession(
             response: stream.head, request: stream.request, channel: channel, options: options,
-            clock: stream.clock, decoder: configuration.decoder, ended: stream.end)
+            clock: stream.clock, decoder: configuration.decoder, plugins: stream.plugins,
+            context: stream.context,
+            ended: stream.end)
     }
 }

@@ -165,6 +165,7 @@ final class WebSocketLink: Sendable {
                 await opened.close(.goingAway)
                 return .failure(failure)
             }
+            opened.observe(.reconnected(count: state.withLock { $0.reconnections }))
             do {
                 try await Self.$resuming.withValue(true) { try await reconnection.resume(socket) }
             } catch {

@@ -19,13 +19,18 @@ final class WebSocketSession: Sendable {
     private let state = Locked(WebSocketState())
     private let tasks = Locked<[Task<Void, Never>]>([])
     private let ended: @Sendable (StreamSummary, CourierError?) async -> Void
+    /// The plugins that observe the connection, and the opening call's context.
+    private let observers: [any WebSocketObserver]
+    private let context: CallContext
 
     init(
         response: HTTPResponse, request: HTTPRequest?, channel: any WebSocketChannel,
         options: WebSocketOptions,
-        clock: any CourierClock, decoder: (any ResponseDecoder)?,
+        clock: any CourierClock, decoder: (any ResponseDecoder)?, plugins: [any Plugin], context: CallContext,
         ended: @escaping @Sendable (StreamSummary, CourierError?) async -> Void
     ) {
+        self.observers = plugins.compactMap { $0 as? any WebSocketObserver }
+        self.context = context
         self.response = response
         self.request = request
         self.channel = channel
@@ -55,6 +60,12 @@ final class WebSocketSession: Sendable {
         } catch {
             throw failure(from: error)
         }
+        observe(.sent(text: message.isText, bytes: message.byteCount))
+    }
+
+    /// Tells the observing plugins.
+    func observe(_ activity: WebSocketActivity) {
+        for observer in observers { observer.webSocket(activity, context: context) }
     }
 
     /// Sends a ping and waits for its pong, at most ``WebSocketOptions/pongTimeout``.
@@ -70,6 +81,7 @@ final class WebSocketSession: Sendable {
             return true
         }
         guard registered else { throw .webSocket(WebSocketFailure.closed, request: request) }
+        let sent = clock.now
         let timer = Task { [self, clock, options] in
             do { try await clock.sleep(for: options.pongTimeout) } catch { return }
             let late = state.withLock { $0.pongWaiters.removeValue(forKey: payload) ?? [] }
@@ -88,6 +100,7 @@ final class WebSocketSession: Sendable {
             if failure.kind == .pongTimeout { finish(.failure(failure), abort: true) }
             throw .webSocket(failure, request: request)
         }
+        observe(.pongReceived(roundTrip: clock.now - sent))
     }
 
     /// Closes the connection: sends `close`, waits for the peer's close at
@@ -223,8 +236,10 @@ final class WebSocketSession: Sendable {
                                 .invalidUTF8, close: close, detail: "a text message is not UTF-8")),
                         abort: true)
                 }
+                observe(.received(text: true, bytes: bytes.count))
                 await deliver(.text(text))
             case .binary(let bytes)?:
+                observe(.received(text: false, bytes: bytes.count))
                 await deliver(.binary(bytes))
             }
         }
