@@ -13,8 +13,9 @@ Paths:
   /close/CODE    closes at once with CODE and the reason "bye"
   /ping          pings the client, then says "pong received" when it answered
   /flood-status  where /flood reports (open it first)
-  /flood/N/SIZE  N binary messages of SIZE bytes (the first four bytes: the
-                 index), as fast as the client takes them; while it waits for
+  /flood/N/SIZE  after the client's first message, N binary messages of SIZE
+                 bytes (the first four bytes: the index), as fast as the
+                 client takes them; while it waits for
                  the client, it says "held I" on /flood-status once the
                  client's TCP receive window is closed (I messages written by
                  then), and "done N" when all were written
@@ -51,10 +52,17 @@ def receive_window_closed(connection):
 
 async def flood(connection, count, size):
     await flood_status_ready.wait()
+    # The client says when its handshake is done: what is measured is the
+    # open connection's reading, not how its library reads an answer.
+    await connection.recv()
     transport = connection.transport
     high = transport.get_write_buffer_limits()[1]
     held = False
     for index in range(count):
+        if transport.is_closing():
+            for status in flood_status:
+                await status.send(f"lost {index} {connection.close_code} {connection.close_reason}")
+            return
         connection.write_frame_sync(True, Opcode.BINARY, index.to_bytes(4, "big") + bytes(size - 4))
         # The transport holds more than it should: the client is not taking
         # it. Held means the window stays closed and nothing moves for five
