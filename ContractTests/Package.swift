@@ -46,7 +46,7 @@ let package = Package(
     dependencies: [
         // With the AsyncHTTPClient trait: CourierAsyncHTTPClient is the third transport column.
         .package(name: "Courier", path: "..", traits: ["AsyncHTTPClient"]),
-        .package(name: "CourierMockServer", path: "../MockServer", traits: ["Recording"]),
+        .package(name: "CourierMockServer", path: "../MockServer", traits: ["Recording", "TLS"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // The HTTPS origin behind a proxy's CONNECT tunnel (ProxyTests).

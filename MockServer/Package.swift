@@ -21,7 +21,14 @@ let package = Package(
                 async-http-client, https through NIOSSL. Off by default: those two packages (BoringSSL's \
                 C sources among them) are most of a cold build, and serving, validating and replaying \
                 need neither. Without it, `record` fails at once and says how to build it.
-                """)
+                """),
+        .trait(
+            name: "TLS",
+            description: """
+                Serves https (`--tls`) on NIOSSL (the certificate made at start comes from the system's \
+                libcrypto, linked anyway). Off by default for the same reason as Recording; without it, \
+                `--tls` fails at once and says how to build it.
+                """),
     ],
     dependencies: [
         // Sockets below HTTP (faults), argument parsing, logging, gzip for /gzip.
@@ -38,7 +45,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
-        // SHA-256 from the system's OpenSSL libcrypto (Debian: libssl-dev).
+        // SHA-256, and the certificate `--tls` makes, from the system's
+        // OpenSSL libcrypto (Debian: libssl-dev).
         .systemLibrary(
             name: "CLibCrypto",
             path: "Sources/CLibCrypto",
@@ -59,7 +67,8 @@ let package = Package(
                 .product(
                     name: "AsyncHTTPClient", package: "async-http-client",
                     condition: .when(traits: ["Recording"])),
-                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Recording"])),
+                .product(
+                    name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Recording", "TLS"])),
                 .product(name: "Yams", package: "Yams"),
             ],
             path: "Sources/CourierMockServer"

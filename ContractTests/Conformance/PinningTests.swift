@@ -8,7 +8,7 @@ import HTTPTypes
 import Testing
 
 /// Per-host certificate pinning (`TLSSettings.pinning`) against a real TLS
-/// server (`openssl s_server`) whose certificates are made for the test,
+/// server (courier-mock serving certificates made for the test),
 /// under several host names (TLSFixture.names, reached by host override):
 /// host patterns, pins anywhere in the chain, rotation, the rule for hosts
 /// without pins, and an error that names what the host presented.

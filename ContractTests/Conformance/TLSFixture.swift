@@ -4,7 +4,8 @@ import Subprocess
 
 /// Certificates made for one test by the `openssl` command — a CA, a server
 /// certificate for 127.0.0.1 and the names of ``names``, and a client
-/// certificate — and `openssl s_server` serving them on an ephemeral port.
+/// certificate — and a server presenting them on an ephemeral port
+/// (courier-mock; `openssl s_server` for mutual TLS).
 struct TLSFixture: Sendable {
     let directory: URL
     var caPath: String { directory.appendingPathComponent("ca.pem").path }
@@ -62,11 +63,23 @@ struct TLSFixture: Sendable {
     /// Deletes the certificates.
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
-    /// Runs `body` with `openssl s_server` listening on 127.0.0.1 and answering
-    /// every request with a 200 page, then stops the server.
+    /// Runs `body` with a server on 127.0.0.1 that presents the fixture's
+    /// certificate and answers `GET /` with a 200, then stops it:
+    /// courier-mock (`MockTLS.files`), or `openssl s_server` when the server
+    /// must ask for a client certificate, which courier-mock does not do.
     func withServer<T: Sendable>(
         requireClientCertificate: Bool = false, _ body: (Int) async throws -> T
     ) async throws -> T {
+        if !requireClientCertificate {
+            var configuration = MockServer.Configuration(
+                stubs: try ContractLoader.parse(
+                    Array(
+                        #"{"mappings": [{"request": {"method": "GET", "urlPath": "/"}, "response": {"status": 200, "body": "ok"}}]}"#
+                            .utf8),
+                    file: "<tls-fixture>"))
+            configuration.tls = .files(certificateChain: serverCertificatePath, privateKey: serverKeyPath)
+            return try await withMockServer(configuration) { server in try await body(server.port) }
+        }
         let arguments =
             ["s_server", "-accept", "0", "-www", "-cert", serverCertificatePath, "-key", serverKeyPath]
             + (requireClientCertificate ? ["-Verify", "1", "-CAfile", caPath] : [])

@@ -7,8 +7,9 @@ import Foundation
 import HTTPTypes
 import Testing
 
-/// TLS against a real TLS server (`openssl s_server`) with certificates made
-/// for the test: verification on by default, a private CA, key pinning and
+/// TLS against a real TLS server with certificates made for the test
+/// (courier-mock serving them; `openssl s_server` where the server must ask
+/// for a client certificate): verification on by default, a private CA, key pinning and
 /// mutual TLS over CourierCurl; a private CA and mutual TLS over
 /// CourierAsyncHTTPClient (NIOSSL), which refuses pins with a typed error;
 /// URLSession refuses all of these settings with a typed error.

@@ -18,6 +18,9 @@ struct Exchange: Sendable {
     var unmatched: Bool
     /// The connection closed while this was its latest exchange.
     var connectionClosed: Bool
+    /// It came over TLS, and in which HTTP version (`HTTP/1.1`).
+    var tls = false
+    var version = ""
 
     /// The value of the first field with this name (case-insensitive).
     func header(_ name: String) -> String? {
@@ -36,6 +39,8 @@ struct Exchange: Sendable {
         self.status = entry.status
         self.unmatched = entry.unmatched
         self.connectionClosed = entry.timestamps.connectionClosed != nil
+        self.tls = entry.tls
+        self.version = entry.request.version
     }
 
     /// From the admin API's JSON (`GET /__admin/requests`).
@@ -44,6 +49,8 @@ struct Exchange: Sendable {
             return nil
         }
         self.method = entry["method"] as? String ?? ""
+        self.tls = entry["tls"] as? Bool ?? false
+        self.version = entry["version"] as? String ?? ""
         self.target = String(uri.dropFirst(prefix.count))
         self.headers = (entry["headers"] as? [[String: Any]] ?? []).map {
             ($0["name"] as? String ?? "", $0["value"] as? String ?? "")

@@ -20,6 +20,9 @@ struct ContractServer: Sendable {
     let prefix: String
     /// The suffix added to every stub ID of this test.
     let tag: String
+    /// The certificate authority a client must trust (PEM, in a file of its
+    /// own), when the server serves https.
+    var certificateAuthorityFile: String?
     private let backend: Backend
 
     private enum Backend: Sendable {
@@ -35,8 +38,12 @@ struct ContractServer: Sendable {
     /// then checks the hygiene every contract owes: no request of the test went
     /// unmatched, and every stub in `required` (and every one the file marks
     /// `"required": true`) was hit.
+    /// With `tls`, the server (started here, never a shared remote one)
+    /// serves https with a certificate made at start, whose CA is in
+    /// ``certificateAuthorityFile``.
     static func with<T: Sendable>(
-        _ contract: String, required: [String] = [], _ body: (ContractServer) async throws -> T
+        _ contract: String, required: [String] = [], tls: Bool = false,
+        _ body: (ContractServer) async throws -> T
     ) async throws -> T {
         let tag = String(UUID().uuidString.prefix(8)).lowercased()
         let stubs = try prefixedStubs(contract, prefix: "/c/\(tag)", tag: tag)
@@ -46,7 +53,7 @@ struct ContractServer: Sendable {
                 guard stub["required"] as? Bool == true, let id = stub["id"] as? String else { return nil }
                 return String(id.dropLast(tag.count + 1))
             }
-        return try await serve(stubs, contract: contract, tag: tag) { server in
+        return try await serve(stubs, contract: contract, tag: tag, tls: tls) { server in
             let result = try await body(server)
             let journal = try await server.exchanges()
             journal.expectNoUnmatched()
@@ -56,10 +63,11 @@ struct ContractServer: Sendable {
     }
 
     private static func serve<T: Sendable>(
-        _ stubs: [[String: Any]], contract: String, tag: String, _ body: (ContractServer) async throws -> T
+        _ stubs: [[String: Any]], contract: String, tag: String, tls: Bool,
+        _ body: (ContractServer) async throws -> T
     ) async throws -> T {
         let prefix = "/c/\(tag)"
-        if let remote = ProcessInfo.processInfo.environment["MOCK_SERVER_URL"], !remote.isEmpty {
+        if !tls, let remote = ProcessInfo.processInfo.environment["MOCK_SERVER_URL"], !remote.isEmpty {
             let root = remote.hasSuffix("/") ? String(remote.dropLast()) : remote
             _ = try await admin(
                 root, .post, "/__admin/mappings",
@@ -78,10 +86,20 @@ struct ContractServer: Sendable {
         }
         let parsed = try ContractLoader.parse(
             Array(try JSONSerialization.data(withJSONObject: ["mappings": stubs])), file: contract)
-        return try await withMockServer(.init(stubs: parsed)) { server in
-            try await body(
-                ContractServer(
-                    baseURL: server.baseURL + prefix, prefix: prefix, tag: tag, backend: .local(server)))
+        var configuration = MockServer.Configuration(stubs: parsed)
+        if tls { configuration.tls = .generated() }
+        return try await withMockServer(configuration) { server in
+            var contractServer = ContractServer(
+                baseURL: server.baseURL + prefix, prefix: prefix, tag: tag, backend: .local(server))
+            guard let authority = server.certificateAuthorityPEM else {
+                return try await body(contractServer)
+            }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "courier-mock-ca-\(tag).pem")
+            try authority.write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            contractServer.certificateAuthorityFile = file.path
+            return try await body(contractServer)
         }
     }
 

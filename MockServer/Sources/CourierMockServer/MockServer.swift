@@ -63,6 +63,9 @@ public final class MockServer: Sendable {
         /// A limit per client key, announced with the IETF `RateLimit`
         /// fields and enforced with `429` (``MockRateLimit``); `nil`: none.
         public var rateLimit: MockRateLimit?
+        /// Serve `https://` with this certificate (given or made at start);
+        /// `nil`: plaintext. Needs the `TLS` trait.
+        public var tls: MockTLS?
 
         /// Creates a configuration; every argument has a default.
         public init(
@@ -104,10 +107,15 @@ public final class MockServer: Sendable {
     /// Every exchange, for assertions.
     public var journal: Journal { core.journal }
 
-    /// `http://host:port`, for pointing a client at the server.
+    /// `http://host:port` (`https://` with ``Configuration/tls``), for pointing a client at the server.
     public var baseURL: String {
-        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        let scheme = core.tls == nil ? "http" : "https"
+        return host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
     }
+
+    /// The CA that signed a certificate made at start (PEM), for clients to
+    /// trust; `nil` without TLS or with a certificate given in files.
+    public var certificateAuthorityPEM: String? { core.tls?.certificateAuthorityPEM }
 
     private init(core: ServerCore, group: any EventLoopGroup, listener: any Channel, host: String, port: Int)
     {
@@ -130,7 +138,9 @@ public final class MockServer: Sendable {
         stubs += configuration.stubs
         let recorder = try configuration.recording.map(Recorder.init)
         let spec = try configuration.openAPI.map { url throws(SpecError) in try OpenAPISpec(contentsOf: url) }
-        let core = ServerCore(configuration: configuration, stubs: stubs, recorder: recorder, spec: spec)
+        let tls = try configuration.tls.map(TLSServing.init)
+        let core = ServerCore(
+            configuration: configuration, stubs: stubs, recorder: recorder, spec: spec, tls: tls)
         let group = MultiThreadedEventLoopGroup.singleton
         let listener = try await bind(
             core: core, group: group, host: configuration.host, port: configuration.port)
@@ -165,7 +175,10 @@ public final class MockServer: Sendable {
             .childChannelInitializer { channel in
                 core.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
-                    let info = ConnectionInfo(core.takeAssignment(for: channel))
+                    let info = ConnectionInfo(core.takeAssignment(for: channel), tls: core.tls != nil)
+                    if let tls = core.tls {
+                        try channel.pipeline.syncOperations.addHandler(tls.serverHandler())
+                    }
                     try channel.pipeline.syncOperations.addHandler(FirstByteHandler(info: info, core: core))
                     try channel.pipeline.syncOperations.addHandler(
                         ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))

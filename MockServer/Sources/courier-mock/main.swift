@@ -78,6 +78,27 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Who --rate-limit counts a request for: remote (the client's address) or header:NAME.")
     var rateLimitKey = "remote"
 
+    @Flag(
+        help: """
+            Serve https: with --tls-cert and --tls-key, that certificate; else one made at start, \
+            signed by a CA made with it (written to --tls-ca-out). Needs a build with the TLS trait.
+            """)
+    var tls = false
+
+    @Option(help: "With --tls: the server's certificate (then its chain), PEM.")
+    var tlsCert: String?
+
+    @Option(help: "With --tls: the certificate's private key, PEM.")
+    var tlsKey: String?
+
+    @Option(
+        help: "With --tls and no --tls-cert: where the CA of the certificate made at start is written (PEM).")
+    var tlsCaOut: String?
+
+    @Option(
+        help: "With --tls and no --tls-cert: another name the certificate made at start holds (repeatable).")
+    var tlsHost: [String] = []
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -98,6 +119,16 @@ struct Serve: AsyncParsableCommand {
     var refuseForbidden = true
 
     func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together")
+        }
+        if !tls, tlsCert != nil || tlsCaOut != nil || !tlsHost.isEmpty {
+            throw ValidationError("--tls-cert, --tls-key, --tls-ca-out and --tls-host need --tls")
+        }
+        if tlsCert != nil, tlsCaOut != nil || !tlsHost.isEmpty {
+            throw ValidationError(
+                "--tls-ca-out and --tls-host are for a certificate made at start, not --tls-cert")
+        }
         if writeContracts != nil, wiremock == nil {
             throw ValidationError("--write-contracts converts the mappings given with --wiremock")
         }
@@ -133,11 +164,21 @@ struct Serve: AsyncParsableCommand {
             configuration.openAPI = openapi.map { URL(fileURLWithPath: $0) }
             configuration.openAPISeed = seed
             configuration.rateLimit = rateLimit.flatMap { MockRateLimit(spec: $0, key: rateLimitKey) }
+            if tls {
+                configuration.tls =
+                    if let tlsCert, let tlsKey {
+                        .files(certificateChain: tlsCert, privateKey: tlsKey)
+                    } else {
+                        .generated(hostNames: tlsHost, caOutputPath: tlsCaOut)
+                    }
+            }
             server = try await MockServer.start(configuration)
         } catch let error as ContractError {
             throw ValidationError("bad contract: \(error)")
         } catch let error as SpecError {
             throw ValidationError("bad OpenAPI document: \(error)")
+        } catch let error as MockServerError {
+            throw ValidationError("\(error)")
         }
         try Self.announce(server)
 

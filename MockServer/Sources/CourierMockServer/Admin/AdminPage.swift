@@ -32,6 +32,7 @@ enum AdminPage {
           .tag { display: inline-block; padding: 0 6px; border-radius: 8px; background: #e3e6ec; }
           .fault { background: #ffe2c2; }
           .finding { background: #fde2e1; }
+          .tls { background: #dff3e4; }
           .finding-line { color: #b3261e; margin: 2px 0; }
           .finding-line code { color: #1f2430; background: #f6f7f9; padding: 0 3px; }
           section.panel { background: #fff; padding: 8px 12px; margin-bottom: 12px; border: 1px solid #e3e6ec; }
@@ -57,7 +58,7 @@ enum AdminPage {
         <main>
           <div>
             <table id="requests">
-              <thead><tr><th>#</th><th>method</th><th>path</th><th>status</th><th>stub</th><th>operation</th><th>fault</th><th>conn/ex</th><th>ms</th></tr></thead>
+              <thead><tr><th>#</th><th>method</th><th>path</th><th>status</th><th>stub</th><th>operation</th><th>fault</th><th>protocol</th><th>conn/ex</th><th>ms</th></tr></thead>
               <tbody></tbody>
             </table>
             <div class="empty" id="no-requests">No requests yet.</div>
@@ -110,6 +111,7 @@ enum AdminPage {
             cell(row, entry.findings ? entry.findings.length + (entry.findings.length === 1 ? " finding" : " findings")
               : frames ? "WebSocket · " + frames.length + (frames.length === 1 ? " frame" : " frames") : (entry.fault || ""),
               entry.findings ? "tag finding" : frames ? "tag websocket" : entry.fault ? "tag fault" : null);
+            cell(row, (entry.version || "") + (entry.tls ? " · TLS" : ""), entry.tls ? "tag tls" : null);
             cell(row, entry.connectionIndex + "/" + entry.exchangeIndex); cell(row, millis(entry));
             row.addEventListener("click", () => { selected = entry.sequence; render(); });
             body.appendChild(row);

@@ -72,13 +72,16 @@ public struct JournalEntry: Sendable, Encodable {
     public var webSocketFrames: [WebSocketFrameRecord]?
     /// Frames past ``WebSocketFrameRecord/kept``, counted, not kept.
     public var webSocketFramesDropped = 0
+    /// Whether the exchange came over TLS (`https`, ``MockServer/Configuration/tls``).
+    public var tls = false
 
     enum CodingKeys: String, CodingKey {
         case sequence, connectionIndex, exchangeIndex, remoteAddress, stubID, responseIndex, builtinRoute,
             unmatched
         case scenarioName, scenarioStateBefore, scenarioStateAfter, fault, delayMs, status, bytesWritten,
-            timestamps, response, nearMisses, operationID, findings, webSocketFrames, webSocketFramesDropped
-        case method, uri, headers, body, bodyBase64
+            timestamps, response, nearMisses, operationID, findings, webSocketFrames, webSocketFramesDropped,
+            tls
+        case method, uri, version, headers, body, bodyBase64
     }
 
     /// Encodes the request's method, target, headers and body inline.
@@ -90,6 +93,8 @@ public struct JournalEntry: Sendable, Encodable {
         try container.encode(remoteAddress, forKey: .remoteAddress)
         try container.encode(request.method, forKey: .method)
         try container.encode(request.uri, forKey: .uri)
+        try container.encode(request.version, forKey: .version)
+        try container.encode(tls, forKey: .tls)
         try container.encode(request.headers, forKey: .headers)
         if let text = request.bodyText {
             try container.encode(text, forKey: .body)

@@ -19,6 +19,8 @@ final class ServerCore: Sendable {
     let specAnswers = SpecAnswerCache()
     /// Resumable uploads' resources (`/resumable`).
     let uploads = ResumableUploads()
+    /// What each connection speaks TLS with, when the server serves https.
+    let tls: TLSServing?
     private let origin = NIODeadline.now().uptimeNanoseconds
     /// The wall-clock time of ``now()``'s zero, for exports that need dates (HAR).
     let startDate = Date()
@@ -65,9 +67,10 @@ final class ServerCore: Sendable {
 
     init(
         configuration: MockServer.Configuration, stubs: [StubMapping], recorder: Recorder? = nil,
-        spec: OpenAPISpec? = nil
+        spec: OpenAPISpec? = nil, tls: TLSServing? = nil
     ) {
         self.configuration = configuration
+        self.tls = tls
         self.spec = spec
         self.recording = NIOLockedValueBox(recorder)
         self.isRecording = Synchronization.Atomic(recorder != nil)

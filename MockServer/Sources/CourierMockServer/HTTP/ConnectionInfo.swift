@@ -7,11 +7,14 @@ final class ConnectionInfo {
     let acceptedAt: UInt64
     /// The accept-time fault for this connection, if one was queued.
     let fault: ConnectionFault?
+    /// Whether the connection speaks TLS.
+    let tls: Bool
     var remoteAddress = "unknown"
     /// When the first byte of the exchange being received arrived.
     var exchangeFirstByte: UInt64?
 
-    init(_ assignment: ServerCore.Assignment) {
+    init(_ assignment: ServerCore.Assignment, tls: Bool = false) {
+        self.tls = tls
         self.index = assignment.index
         self.acceptedAt = assignment.acceptedAt
         self.fault = assignment.fault

@@ -335,6 +335,7 @@ final class MockConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
                 headersDone: exchange.headersDone,
                 bodyDone: exchange.bodyDone))
         entry.response = fields.response
+        entry.tls = info.tls
         entry.nearMisses = fields.nearMisses
         entry.operationID = fields.operationID
         entry.findings = fields.findings
