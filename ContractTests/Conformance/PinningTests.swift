@@ -108,6 +108,7 @@ struct PinningTests {
         async throws -> Int
     {
         let configuration = CurlTransport.Configuration(
+            connectTimeoutMilliseconds: TLSTests.handshakeGuard,
             tls: TLSSettings(caBundlePath: fixture.caPath, pinning: pinning),
             hostOverrides: Dictionary(uniqueKeysWithValues: TLSFixture.names.map { ($0, "127.0.0.1") }))
         return try await withCurlTransport(configuration: configuration) { transport in

@@ -64,7 +64,7 @@ struct TLSFixture: Sendable {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
     /// Runs `body` with a server on 127.0.0.1 that presents the fixture's
-    /// certificate and answers `GET /` with a 200, then stops it:
+    /// certificate and answers every request with a 200, then stops it:
     /// courier-mock (`MockTLS.files`), or `openssl s_server` when the server
     /// must ask for a client certificate, which courier-mock does not do.
     func withServer<T: Sendable>(
@@ -74,7 +74,7 @@ struct TLSFixture: Sendable {
             var configuration = MockServer.Configuration(
                 stubs: try ContractLoader.parse(
                     Array(
-                        #"{"mappings": [{"request": {"method": "GET", "urlPath": "/"}, "response": {"status": 200, "body": "ok"}}]}"#
+                        #"{"mappings": [{"request": {"urlPathPattern": ".*"}, "response": {"status": 200, "body": "ok"}}]}"#
                             .utf8),
                     file: "<tls-fixture>"))
             configuration.tls = .files(certificateChain: serverCertificatePath, privateKey: serverKeyPath)

@@ -39,7 +39,9 @@ struct TLSTests {
         defer { fixture.remove() }
         try await fixture.withServer { port async throws in
             let response = try await withCurlTransport(
-                configuration: .init(tls: TLSSettings(caBundlePath: fixture.caPath))
+                configuration: .init(
+                    connectTimeoutMilliseconds: Self.handshakeGuard,
+                    tls: TLSSettings(caBundlePath: fixture.caPath))
             ) { transport in
                 try await transport.send(
                     OutgoingRequest(
@@ -152,8 +154,16 @@ struct TLSTests {
 
     // MARK: - Helpers
 
+    /// A connect timeout (the TLS handshake included) only a hang reaches:
+    /// under ThreadSanitizer the in-process server's handshake has taken
+    /// over 10 s on a loaded machine.
+    static let handshakeGuard = 600_000
+
     static func get(port: Int, tls: TLSSettings) async throws -> Int {
-        try await withCurlTransport(configuration: .init(tls: tls)) { transport in
+        try await withCurlTransport(
+            configuration: .init(connectTimeoutMilliseconds: handshakeGuard, tls: tls)
+        ) {
+            transport in
             try await transport.send(
                 OutgoingRequest(
                     head: HTTPRequest(
@@ -165,7 +175,7 @@ struct TLSTests {
 
     static func getOverAsyncHTTPClient(port: Int, tls: TLSSettings) async throws -> Int {
         // A connect timeout (TLS handshake included) no loaded machine misses.
-        try await withAsyncHTTPClientTransport(configuration: .init(tls: tls, connectTimeout: .seconds(120)))
+        try await withAsyncHTTPClientTransport(configuration: .init(tls: tls, connectTimeout: .seconds(600)))
         {
             transport in
             try await transport.send(

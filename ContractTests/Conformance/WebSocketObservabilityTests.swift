@@ -25,7 +25,9 @@ struct WebSocketObservabilityTests {
             }) { client in
                 let socket = try await client.webSocket(
                     WebSocketContractTests.endpoint("/chat", server),
-                    options: .init(pingInterval: nil, closeTimeout: .seconds(600), subprotocols: ["chat.v1"]))
+                    options: .init(
+                        pingInterval: nil, pongTimeout: .seconds(600), closeTimeout: .seconds(600),
+                        subprotocols: ["chat.v1"]))
                 try await Self.chat(socket, pinging: true)
                 try await Self.expectObserved(metrics, tracer)
             }

@@ -68,7 +68,8 @@ struct HTTPSContracts {
         let tls = TLSSettings(caBundlePath: file)
         switch kind {
         case .curl:
-            return try CurlTransport(configuration: .init(tls: tls))
+            // A connect timeout (the TLS handshake included) only a hang reaches.
+            return try CurlTransport(configuration: .init(connectTimeoutMilliseconds: 600_000, tls: tls))
         case .asyncHTTPClient:
             var configuration = ContractTransport.asyncHTTPClientConfiguration
             configuration.tls = tls
