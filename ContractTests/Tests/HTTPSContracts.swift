@@ -22,20 +22,14 @@ struct HTTPSContracts {
                 check(server.baseURL.hasPrefix("https://"), "the server speaks https: \(server.baseURL)")
                 let ca = try #require(server.certificateAuthorityFile)
                 guard let transport = try await Self.transport(kind, trusting: ca) else { return }
-                defer { Task { await Self.shut(transport) } }
-                let client = makeClient(kind, transport: transport)
-                let user = try await client.send(Endpoint<User>(.get("user"), on: server.node()))
-                check(user == User(id: 7, name: "Ada"), "decoded \(user)")
-                let refused = await expectCourierError("forbidden") {
-                    try await client.send(Endpoint<User>(.get("forbidden"), on: server.node()))
+                // Shut down before the server stops, however the exchanges end.
+                do {
+                    try await Self.exchange(makeClient(kind, transport: transport), server)
+                } catch {
+                    await Self.shut(transport)
+                    throw error
                 }
-                check(
-                    refused?.businessFailure?.code == .int(4003),
-                    "business code: \(String(describing: refused))")
-                let truncated = await expectCourierError("truncated") {
-                    try await client.send(Endpoint<User>(.get("truncated"), on: server.node()))
-                }
-                check(truncated?.code == .envelope, "truncated: \(String(describing: truncated))")
+                await Self.shut(transport)
                 let journal = try await server.exchanges()
                 check(journal.all.count == 3, "three exchanges: \(journal.all.count)")
                 check(journal.all.allSatisfy(\.tls), "every exchange over TLS")
@@ -60,6 +54,22 @@ struct HTTPSContracts {
                 check(try await server.exchanges().all.isEmpty, "no request reached HTTP")
             }
         }
+    }
+
+    /// The envelope's success, a business error and a truncated body, over https.
+    static func exchange(_ client: APIClient, _ server: ContractServer) async throws {
+        let user = try await client.send(Endpoint<User>(.get("user"), on: server.node()))
+        check(user == User(id: 7, name: "Ada"), "decoded \(user)")
+        let refused = await expectCourierError("forbidden") {
+            try await client.send(Endpoint<User>(.get("forbidden"), on: server.node()))
+        }
+        check(
+            refused?.businessFailure?.code == .int(4003),
+            "business code: \(String(describing: refused))")
+        let truncated = await expectCourierError("truncated") {
+            try await client.send(Endpoint<User>(.get("truncated"), on: server.node()))
+        }
+        check(truncated?.code == .envelope, "truncated: \(String(describing: truncated))")
     }
 
     /// The transport of `kind` trusting the CA in `file`; `nil` (after

@@ -71,6 +71,7 @@ final class URLSessionWebSocketChannel: WebSocketChannel, Sendable {
         }
         let opening = state.withLock { state in
             state.subprotocol = chosen
+            state.reading = true
             defer { state.opening = nil }
             return state.opening
         }
@@ -183,9 +184,8 @@ final class URLSessionWebSocketChannel: WebSocketChannel, Sendable {
         }
     }
 
-    /// Asks the task for the next message (`reading` is already set).
+    /// Asks the task for the next message; the caller has set `reading`.
     private func readNext() {
-        state.withLock { $0.reading = true }
         task.receive { [self] result in
             switch result {
             case .success(let message):
@@ -199,16 +199,19 @@ final class URLSessionWebSocketChannel: WebSocketChannel, Sendable {
 
     private func received(_ message: URLSessionWebSocketTask.Message) {
         let inbound: WebSocketInbound
+        let size: Int
         switch message {
-        case .string(let text): inbound = .text(Array(text.utf8))
-        case .data(let data): inbound = .binary(Array(data))
-        @unknown default: inbound = .binary([])
+        case .string(let text):
+            inbound = .text(Array(text.utf8))
+            size = text.utf8.count
+        case .data(let data):
+            inbound = .binary(Array(data))
+            size = data.count
+        @unknown default:
+            state.withLock { $0.reading = false }
+            return endReading(
+                .failure(WebSocketFailure.protocolViolation("a message of a kind Foundation added")))
         }
-        let size =
-            switch inbound {
-            case .text(let bytes), .binary(let bytes): bytes.count
-            default: 0
-            }
         if size > limits.maxMessageSize {
             state.withLock { $0.reading = false }
             return endReading(
